@@ -1,0 +1,1 @@
+"""The edit-format benchmark: runs exercises against a model, records, reports."""

@@ -1,0 +1,21 @@
+"""Edit formats: turn a model's reply into file edits and apply them in memory.
+
+Pure: text in, data out. No disk, git, console or model.
+"""
+
+from editformats.edit import Applied, ApplyResult, Edit, EditFormat, Failure, Reply, ToolCall
+from editformats.errors import ReplyError
+from editformats.registry import FORMATS, get_format
+
+__all__ = [
+    "FORMATS",
+    "Applied",
+    "ApplyResult",
+    "Edit",
+    "EditFormat",
+    "Failure",
+    "Reply",
+    "ReplyError",
+    "ToolCall",
+    "get_format",
+]

@@ -1,0 +1,50 @@
+"""The `diff` format: search/replace blocks with ORIGINAL/UPDATED markers under the file's path."""
+
+from __future__ import annotations
+
+from editformats import applier, editblock
+from editformats.edit import Edit, EditFormat, Reply
+
+SYSTEM_PROMPT = """\
+You are an expert programmer who edits the user's files. Keep to what the user asks.
+Describe the change in a sentence or two, then write each change as an edit block:
+
+the/file/path.py
+```python
+<<<<<<< ORIGINAL
+lines copied exactly from the current file
+=======
+the lines that replace them
+>>>>>>> UPDATED
+```
+
+Rules:
+- Put the file's path, exactly as the user gave it, alone on the line above the fence.
+- ORIGINAL must be copied character for character from the file, indentation included,
+  and must match only one place: add neighbouring lines when it would match several.
+- Keep each block small: only the lines that change and a few around them. Use several
+  blocks for several changes, in the order they appear in the file.
+- Never write placeholders such as "... rest of code ..." : every line you write replaces
+  the lines of ORIGINAL.
+- To create a file, use an empty ORIGINAL section. To move code, use one block to delete
+  it and another to insert it.
+- Only edit files the user has added to the chat. If you need another file, ask for it.
+"""
+
+EXAMPLE = (
+    ("user", "Make greet() take the name to greet.\n\nhello.py\n```python\ndef greet():\n"
+             "    print(\"Hello, world\")\n\ngreet()\n```"),
+    ("assistant", "greet() gets a `name` parameter, and the call passes one.\n\nhello.py\n"
+                  "```python\n<<<<<<< ORIGINAL\ndef greet():\n    print(\"Hello, world\")\n"
+                  "=======\ndef greet(name):\n    print(f\"Hello, {name}\")\n>>>>>>> UPDATED\n"
+                  "```\n\nhello.py\n```python\n<<<<<<< ORIGINAL\ngreet()\n=======\n"
+                  "greet(\"world\")\n>>>>>>> UPDATED\n```"),
+)
+
+
+def parse(reply: Reply) -> list[Edit]:
+    """The edit blocks of the reply."""
+    return editblock.parse_blocks(reply.text)
+
+
+FORMAT = EditFormat("diff", SYSTEM_PROMPT, EXAMPLE, parse, applier.apply)

@@ -1,0 +1,95 @@
+"""The data an edit format turns a reply into, and what applying it produces."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One function call the model made: its name and its JSON arguments as text."""
+
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the model answered: the text, and the function calls when it made any."""
+
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One change a reply asks for.
+
+    `whole` edits carry the entire new file in `updated`. Otherwise `original` is the text
+    to find and `updated` its replacement; an empty `original` creates the file or appends.
+    """
+
+    path: str
+    original: str
+    updated: str
+    whole: bool = False
+    index: int = 0
+    """Position of the edit in the reply, from 1, as the model is told about it."""
+    line: int = 0
+    """Line of the reply where the edit starts, from 1 (0 when not from text)."""
+    mentions: tuple[str, ...] = ()
+    """File names the prose before the edit mentions, most recent first: used when path is ''."""
+
+
+@dataclass(frozen=True)
+class Applied:
+    """An edit that applied, and how its text was found."""
+
+    edit: Edit
+    path: str
+    how: str
+    """exact, whitespace, indentation, elision, fuzzy, already-present, created, appended, whole."""
+    score: float = 1.0
+
+
+@dataclass(frozen=True)
+class Failure:
+    """An edit that did not apply, with what the model needs to fix it."""
+
+    edit: Edit
+    reason: str
+    """A sentence for the model saying what went wrong."""
+    closest: str = ""
+    """The real lines of the file closest to what the edit looked for."""
+    path: str = ""
+    """The resolved path, when the file could be resolved."""
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    """The outcome of applying all edits of a reply in memory; nothing is written."""
+
+    files: Mapping[str, str] = field(default_factory=dict)
+    """New content of every file that changed (created files included)."""
+    applied: tuple[Applied, ...] = ()
+    failures: tuple[Failure, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """True when every edit applied."""
+        return not self.failures
+
+
+@dataclass(frozen=True)
+class EditFormat:
+    """An edit format: how the model is asked to write edits and how they are read back."""
+
+    name: str
+    system_prompt: str
+    example_messages: tuple[tuple[str, str], ...]
+    """(role, content) pairs showing one exchange in this format."""
+    parse: Callable[[Reply], list[Edit]]
+    apply: Callable[[list[Edit], Mapping[str, str]], ApplyResult]
+    tool: Mapping | None = None
+    """For function formats, the OpenAI tool definition the model is forced to call."""

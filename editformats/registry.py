@@ -1,0 +1,34 @@
+"""The edit formats by name."""
+
+from __future__ import annotations
+
+from editformats import diff, diff_fenced, diff_func, udiff, whole, whole_func
+from editformats.edit import EditFormat
+
+FORMATS: dict[str, EditFormat] = {
+    f.name: f
+    for f in (
+        whole.FORMAT,
+        diff.FORMAT,
+        diff_fenced.FORMAT,
+        udiff.FORMAT,
+        whole_func.FORMAT,
+        diff_func.FORMAT,
+    )
+}
+
+ALIASES = {
+    "editor-whole": "whole",
+    "editor-diff": "diff",
+    "editor-diff-fenced": "diff-fenced",
+}
+"""Names other tools give the same formats (an architect's editor model writes them)."""
+
+
+def get_format(name: str) -> EditFormat:
+    """The edit format called name; an unknown name raises KeyError listing the valid ones."""
+    found = FORMATS.get(ALIASES.get(name, name))
+    if found is None:
+        valid = ", ".join([*FORMATS, *ALIASES])
+        raise KeyError(f"unknown edit format {name!r}; choose one of: {valid}")
+    return found

@@ -1,0 +1,111 @@
+"""The `udiff` format: unified diffs (--- / +++ headers, @@ hunks) whose line numbers are ignored;
+each hunk is applied as a search/replace of its context and removed lines."""
+
+from __future__ import annotations
+
+import re
+
+from editformats import applier, fences
+from editformats.edit import Edit, EditFormat, Reply
+
+SYSTEM_PROMPT = """\
+You are an expert programmer who edits the user's files. Keep to what the user asks.
+Describe the change in a sentence or two, then write it as a unified diff in a ```diff fence:
+
+```diff
+--- the/file/path.py
++++ the/file/path.py
+@@ ... @@
+ a context line, copied exactly (note the leading space)
+-a line to remove
++a line to add
+```
+
+Rules:
+- Start each file with its --- and +++ lines, using the path exactly as the user gave it.
+- Begin each hunk with "@@ ... @@"; line numbers are not needed.
+- Copy context and removed lines exactly, indentation included, so that each hunk matches
+  one place in the file. Rewrite whole functions or blocks rather than single scattered lines.
+- Never write placeholders such as "... rest of code ...".
+- To create a file, use "--- /dev/null" and only + lines.
+"""
+
+EXAMPLE = (
+    ("user", "Make greet() take the name to greet.\n\nhello.py\n```python\ndef greet():\n"
+             "    print(\"Hello, world\")\n\ngreet()\n```"),
+    ("assistant", "greet() gets a `name` parameter, and the call passes one.\n\n```diff\n"
+                  "--- hello.py\n+++ hello.py\n@@ ... @@\n-def greet():\n-    print(\"Hello,"
+                  " world\")\n+def greet(name):\n+    print(f\"Hello, {name}\")\n \n-greet()\n"
+                  "+greet(\"world\")\n```"),
+)
+
+_MINUS = re.compile(r"^-{3}\s+(.*)$")
+_PLUS = re.compile(r"^\+{3}\s+(.*)$")
+_HUNK = re.compile(r"^@@.*@@.*$|^@@\s*$")
+
+
+def parse(reply: Reply) -> list[Edit]:
+    """One edit per hunk of every file diff in the reply."""
+    lines = fences.prepare(reply.text).split("\n")
+    edits: list[Edit] = []
+    path, created, hunk, start = "", False, None, 0
+
+    def close() -> None:
+        if hunk is not None and path and any(h[:1] in "+-" for h in hunk if h):
+            original, updated = _sides(hunk)
+            if created:
+                original = ""
+            edits.append(Edit(path, original, updated, index=len(edits) + 1, line=start + 1))
+
+    for i, line in enumerate(lines):
+        header = _MINUS.match(line)
+        if header and i + 1 < len(lines) and _PLUS.match(lines[i + 1]):
+            close()
+            path, created = _header_path(lines[i + 1], header.group(1))
+            hunk, start = None, i
+            continue
+        if _PLUS.match(line) and i and _MINUS.match(lines[i - 1]):
+            hunk = []
+            continue
+        if not path:
+            continue
+        if _HUNK.match(line):
+            close()
+            hunk, start = [], i
+        elif fences.is_closer(line, "```") or fences.is_closer(line, "~~~"):
+            close()
+            path, hunk = "", None
+        elif hunk is not None:
+            hunk.append(line)
+    close()
+    return edits
+
+
+def _header_path(plus_line: str, minus_path: str) -> tuple[str, bool]:
+    """The file a diff changes, and whether it is created (--- /dev/null)."""
+    plus = _PLUS.match(plus_line).group(1).split("\t")[0].strip()
+    minus = minus_path.split("\t")[0].strip()
+    created = minus == "/dev/null"
+    path = minus if plus == "/dev/null" else plus
+    if path.startswith("b/") and (created or minus.startswith("a/")):
+        path = path[2:]
+    return path, created
+
+
+def _sides(hunk: list[str]) -> tuple[str, str]:
+    """The hunk's text before (context and - lines) and after (context and + lines)."""
+    while hunk and not hunk[-1].strip():
+        hunk = hunk[:-1]
+    before, after = [], []
+    for line in hunk:
+        if line.startswith("\\"):
+            continue
+        mark, body = (line[0], line[1:]) if line and line[0] in " +-" else (" ", line)
+        if mark != "+":
+            before.append(body)
+        if mark != "-":
+            after.append(body)
+    return "".join(b + "\n" for b in before), "".join(a + "\n" for a in after)
+
+
+FORMAT = EditFormat("udiff", SYSTEM_PROMPT, EXAMPLE, parse, applier.apply)

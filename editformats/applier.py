@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 
 from editformats import lazy, matching, paths, similarity
@@ -20,16 +21,22 @@ class _Miss(Exception):
         self.failure = failure
 
 
-def apply(edits: list[Edit], files: Mapping[str, str]) -> ApplyResult:
-    """Apply edits in order to files (path -> text); a failed edit changes nothing."""
+def apply(edits: list[Edit], files: Mapping[str, str], split: bool = False) -> ApplyResult:
+    """Apply edits in order to files (path -> text); a failed edit changes nothing.
+
+    With split, an edit whose text is not found is retried as its separate changes, each with
+    a few lines of context: diff hunks carry much context and models often miscopy some of it.
+    """
     docs = {path: Document.of(text) for path, text in files.items()}
     applied: list[Applied] = []
     failures: list[Failure] = []
     for edit in edits:
         try:
             path = _target(edit, docs)
-            doc = docs.get(path) or Document(exists=False)
-            how, score = _apply_one(edit, path, doc, docs)
+            doc = docs[path] if path in docs else Document(exists=False)
+            how, score = _apply_one(edit, path, doc, docs, split)
+            # An edited file ends with a newline, as POSIX tools and most editors expect.
+            doc.final_newline = True
             docs[path] = doc
             applied.append(Applied(edit, path, how, score))
         except _Miss as miss:
@@ -70,7 +77,7 @@ def _not_in_chat(edit: Edit, path: str, docs: Mapping[str, Document]) -> str:
     return text
 
 
-def _apply_one(edit: Edit, path: str, doc: Document, docs: Mapping[str, Document]):
+def _apply_one(edit: Edit, path: str, doc: Document, docs: Mapping[str, Document], split: bool):
     """Change doc in place for one edit; return how it matched and the score."""
     updated = split_lines(edit.updated)
     if edit.whole:
@@ -83,24 +90,52 @@ def _apply_one(edit: Edit, path: str, doc: Document, docs: Mapping[str, Document
     if not any(line.strip() for line in original):
         return _create_or_append(edit, path, doc, updated)
     _refuse_placeholders(edit, path, updated, original)
+    if original[-1].strip():
+        # A blank line before the closing marker is layout of the reply, not of the file.
+        while updated and not updated[-1].strip():
+            updated = updated[:-1]
     pieces = lazy.split_elisions(original)
     if len(pieces) > 1:
         return _apply_elided(edit, path, doc, pieces, lazy.split_elisions(updated))
-    found = _find(edit, path, doc, original, updated, 0, docs)
+    try:
+        found = _find(edit, path, doc, original, updated, 0, docs)
+    except _Miss:
+        if split and _apply_split(edit, path, doc, original, updated):
+            return "split", 0.99
+        raise
     doc.lines[found.start : found.end] = found.updated
     return found.how, found.score
 
 
+def _apply_split(edit, path, doc, original, updated) -> bool:
+    """Apply each change of the edit on its own, with less context each try; True if all did."""
+    for context in (3, 2, 1):
+        matcher = difflib.SequenceMatcher(None, original, updated, autojunk=False)
+        lines, offset = list(doc.lines), 0
+        try:
+            for group in matcher.get_grouped_opcodes(context):
+                a0, a1, b0, b1 = group[0][1], group[-1][2], group[0][3], group[-1][4]
+                found = _find(edit, path, Document(lines), original[a0:a1], updated[b0:b1],
+                              offset, {})
+                lines[found.start : found.end] = found.updated
+                offset = found.start + len(found.updated)
+        except _Miss:
+            continue
+        doc.lines[:] = lines
+        return True
+    return False
+
+
 def _create_or_append(edit: Edit, path: str, doc: Document, updated: list[str]):
     if not doc.exists or not any(line.strip() for line in doc.lines):
+        while updated and not updated[-1].strip():
+            updated = updated[:-1]
         doc.lines[:] = updated
-        how = "created" if not doc.exists else "whole"
         doc.exists = True
-        return how, 1.0
+        return "created", 1.0
     if updated and isinstance(matching.locate(doc.lines, updated, updated), matching.Found):
         return "already-present", 1.0
     doc.lines.extend(updated)
-    doc.final_newline = True
     return "appended", 1.0
 
 

@@ -63,6 +63,9 @@ def _collect_updated(lines: list[str], start: int) -> tuple[list[str], int]:
     """
     end = _next_head(lines, start)
     tail = next((j for j in range(start, end) if TAIL.match(lines[j])), None)
+    second = next((j for j in range(start, tail or end) if lines[j].strip() == "======="), None)
+    if second is not None:
+        return lines[start:second], tail if tail is not None else second
     if tail is not None:
         return lines[start:tail], tail
     for j in range(start, end):

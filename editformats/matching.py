@@ -33,7 +33,7 @@ class Ambiguous:
 
 def locate(lines: list[str], original: list[str], updated: list[str]) -> Found | Ambiguous | None:
     """Where original stands in lines, trying ever more tolerant comparisons; None if nowhere."""
-    exact = _positions(lines, original, _same)
+    exact = _exact_positions(lines, original)
     if len(exact) > 1:
         return Ambiguous(exact)
     if exact:
@@ -64,10 +64,6 @@ def fuzzy(
     return Found(best.start, best.end, "fuzzy", _reindent(updated, delta), best.score)
 
 
-def _same(line: str) -> str:
-    return line
-
-
 def _rstrip(line: str) -> str:
     return line.rstrip()
 
@@ -81,6 +77,21 @@ _TOLERANT: tuple[tuple[str, Callable[[str], str], bool], ...] = (
     ("indentation", _strip, False),
     ("blank-lines", _strip, True),
 )
+
+
+def _exact_positions(lines: list[str], needle: list[str]) -> list[int]:
+    """Every line index where needle starts verbatim; list.index keeps the scan in C."""
+    if not needle:
+        return []
+    found, at, size = [], 0, len(needle)
+    while True:
+        try:
+            at = lines.index(needle[0], at)
+        except ValueError:
+            return found
+        if lines[at : at + size] == needle:
+            found.append(at)
+        at += 1
 
 
 def _positions(lines: list[str], needle: list[str], key: Callable[[str], str]) -> list[int]:

@@ -10,7 +10,7 @@ from collections.abc import Collection
 _LABEL = re.compile(r"^(?:file\s*(?:name|path)?|path|filename)\s*[:=]\s*", re.IGNORECASE)
 _QUOTES = "`'\"*_"
 # Characters that do not occur in file names as people write them.
-_NOT_IN_PATH = re.compile(r"[\s<>|?*\"'`(){}\[\],;=!$]")
+_NOT_IN_PATH = re.compile(r"[\s<>|?*\"'`{},;=!$]")
 _TRAILING = re.compile(r"[:.,;]+$")
 
 

@@ -4,9 +4,10 @@ each hunk is applied as a search/replace of its context and removed lines."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from editformats import applier, fences
-from editformats.edit import Edit, EditFormat, Reply
+from editformats.edit import ApplyResult, Edit, EditFormat, Reply
 
 SYSTEM_PROMPT = """\
 You are an expert programmer who edits the user's files. Keep to what the user asks.
@@ -108,4 +109,9 @@ def _sides(hunk: list[str]) -> tuple[str, str]:
     return "".join(b + "\n" for b in before), "".join(a + "\n" for a in after)
 
 
-FORMAT = EditFormat("udiff", SYSTEM_PROMPT, EXAMPLE, parse, applier.apply)
+def apply(edits: list[Edit], files: Mapping[str, str]) -> ApplyResult:
+    """Apply the hunks, each split into its separate changes when it does not match whole."""
+    return applier.apply(edits, files, split=True)
+
+
+FORMAT = EditFormat("udiff", SYSTEM_PROMPT, EXAMPLE, parse, apply)

@@ -115,8 +115,9 @@ def _apply_split(edit, path, doc, original, updated) -> bool:
         try:
             for group in matcher.get_grouped_opcodes(context):
                 a0, a1, b0, b1 = group[0][1], group[-1][2], group[0][3], group[-1][4]
-                found = _find(edit, path, Document(lines), original[a0:a1], updated[b0:b1],
-                              offset, {})
+                found = _find(
+                    edit, path, Document(lines), original[a0:a1], updated[b0:b1], offset, {}
+                )
                 lines[found.start : found.end] = found.updated
                 offset = found.start + len(found.updated)
         except _Miss:
@@ -178,13 +179,18 @@ def _find(edit, path, doc, original, updated, offset, docs) -> matching.Found:
     if found is None and updated and updated != original:
         again = matching.locate(lines, updated, updated)
         if isinstance(again, matching.Found):
-            return matching.Found(offset + again.start, offset + again.end, "already-present",
-                                  lines[again.start : again.end])
+            return matching.Found(
+                offset + again.start,
+                offset + again.end,
+                "already-present",
+                lines[again.start : again.end],
+            )
     if found is None:
         found = matching.fuzzy(lines, original, updated, FUZZY_THRESHOLD)
     if isinstance(found, matching.Found):
-        return matching.Found(offset + found.start, offset + found.end, found.how, found.updated,
-                              found.score)
+        return matching.Found(
+            offset + found.start, offset + found.end, found.how, found.updated, found.score
+        )
     if isinstance(found, matching.Ambiguous):
         where = ", ".join(str(offset + s + 1) for s in found.starts[:6])
         raise _Miss(

@@ -32,13 +32,19 @@ Rules:
 """
 
 EXAMPLE = (
-    ("user", "Make greet() take the name to greet.\n\nhello.py\n```python\ndef greet():\n"
-             "    print(\"Hello, world\")\n\ngreet()\n```"),
-    ("assistant", "greet() gets a `name` parameter, and the call passes one.\n\nhello.py\n"
-                  "```python\n<<<<<<< ORIGINAL\ndef greet():\n    print(\"Hello, world\")\n"
-                  "=======\ndef greet(name):\n    print(f\"Hello, {name}\")\n>>>>>>> UPDATED\n"
-                  "```\n\nhello.py\n```python\n<<<<<<< ORIGINAL\ngreet()\n=======\n"
-                  "greet(\"world\")\n>>>>>>> UPDATED\n```"),
+    (
+        "user",
+        "Make greet() take the name to greet.\n\nhello.py\n```python\ndef greet():\n"
+        '    print("Hello, world")\n\ngreet()\n```',
+    ),
+    (
+        "assistant",
+        "greet() gets a `name` parameter, and the call passes one.\n\nhello.py\n"
+        '```python\n<<<<<<< ORIGINAL\ndef greet():\n    print("Hello, world")\n'
+        '=======\ndef greet(name):\n    print(f"Hello, {name}")\n>>>>>>> UPDATED\n'
+        "```\n\nhello.py\n```python\n<<<<<<< ORIGINAL\ngreet()\n=======\n"
+        'greet("world")\n>>>>>>> UPDATED\n```',
+    ),
 )
 
 

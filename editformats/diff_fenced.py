@@ -7,9 +7,7 @@ from editformats.edit import EditFormat
 
 SYSTEM_PROMPT = diff.SYSTEM_PROMPT.replace(
     "the/file/path.py\n```python\n", "```python\nthe/file/path.py\n"
-).replace(
-    "alone on the line above the fence", "alone on the first line inside the fence"
-)
+).replace("alone on the line above the fence", "alone on the first line inside the fence")
 
 EXAMPLE = tuple(
     (role, text.replace("hello.py\n```python\n<<<", "```python\nhello.py\n<<<"))

@@ -63,13 +63,19 @@ Only edit files in the chat.
 """
 
 EXAMPLE = (
-    ("user", "Make greet() take the name to greet.\n\nhello.py\n```python\ndef greet():\n"
-             "    print(\"Hello, world\")\n\ngreet()\n```"),
-    ("assistant", f'{FUNCTION}({{"explanation": "greet() takes a name.", "edits": [{{"path": '
-                  '"hello.py", "original_lines": ["def greet():", "    print(\\"Hello, world\\")"],'
-                  ' "updated_lines": ["def greet(name):", "    print(f\\"Hello, {name}\\")"]}, '
-                  '{"path": "hello.py", "original_lines": ["greet()"], "updated_lines": '
-                  '["greet(\\"world\\")"]}]})'),
+    (
+        "user",
+        "Make greet() take the name to greet.\n\nhello.py\n```python\ndef greet():\n"
+        '    print("Hello, world")\n\ngreet()\n```',
+    ),
+    (
+        "assistant",
+        f'{FUNCTION}({{"explanation": "greet() takes a name.", "edits": [{{"path": '
+        '"hello.py", "original_lines": ["def greet():", "    print(\\"Hello, world\\")"],'
+        ' "updated_lines": ["def greet(name):", "    print(f\\"Hello, {name}\\")"]}, '
+        '{"path": "hello.py", "original_lines": ["greet()"], "updated_lines": '
+        '["greet(\\"world\\")"]}]})',
+    ),
 )
 
 

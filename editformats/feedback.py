@@ -15,10 +15,7 @@ def failure_message(result: ApplyResult, kept: bool) -> str:
     for failure in result.failures:
         text = failure.reason
         if failure.closest:
-            text += (
-                f"\nDid you mean these lines of {failure.path}?\n"
-                f"{_fence(failure.closest)}"
-            )
+            text += f"\nDid you mean these lines of {failure.path}?\n{_fence(failure.closest)}"
         parts.append(text)
     applied = sorted({a.edit.index for a in result.applied if a.edit.index})
     if applied:
@@ -33,9 +30,7 @@ def failure_message(result: ApplyResult, kept: bool) -> str:
                 f"{numbers} would apply, but nothing was changed because of the failures above:"
                 " send every block again, with the failed ones fixed."
             )
-    parts.append(
-        "Copy the lines to find exactly from the file as it is now, whitespace included."
-    )
+    parts.append("Copy the lines to find exactly from the file as it is now, whitespace included.")
     return "\n\n".join(parts)
 
 

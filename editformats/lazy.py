@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-_COMMENT = re.compile(r"^\s*(?:#+|//+|/\*+|<!--|--|;+|%+|\*|\{/\*|'|rem\s)\s*(.*?)\s*(?:\*/\}?|-->)?\s*$")
+_COMMENT = re.compile(
+    r"^\s*(?:#+|//+|/\*+|<!--|--|;+|%+|\*|\{/\*|'|rem\s)\s*(.*?)\s*(?:\*/\}?|-->)?\s*$"
+)
 _DOTS = r"(?:\.{3,}|…)"
 _PLACEHOLDER = re.compile(
     rf"^{_DOTS}"

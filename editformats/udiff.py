@@ -32,12 +32,18 @@ Rules:
 """
 
 EXAMPLE = (
-    ("user", "Make greet() take the name to greet.\n\nhello.py\n```python\ndef greet():\n"
-             "    print(\"Hello, world\")\n\ngreet()\n```"),
-    ("assistant", "greet() gets a `name` parameter, and the call passes one.\n\n```diff\n"
-                  "--- hello.py\n+++ hello.py\n@@ ... @@\n-def greet():\n-    print(\"Hello,"
-                  " world\")\n+def greet(name):\n+    print(f\"Hello, {name}\")\n \n-greet()\n"
-                  "+greet(\"world\")\n```"),
+    (
+        "user",
+        "Make greet() take the name to greet.\n\nhello.py\n```python\ndef greet():\n"
+        '    print("Hello, world")\n\ngreet()\n```',
+    ),
+    (
+        "assistant",
+        "greet() gets a `name` parameter, and the call passes one.\n\n```diff\n"
+        '--- hello.py\n+++ hello.py\n@@ ... @@\n-def greet():\n-    print("Hello,'
+        ' world")\n+def greet(name):\n+    print(f"Hello, {name}")\n \n-greet()\n'
+        '+greet("world")\n```',
+    ),
 )
 
 _MINUS = re.compile(r"^-{3}\s+(.*)$")

@@ -24,11 +24,17 @@ Rules:
 """
 
 EXAMPLE = (
-    ("user", "Make greet() take the name to greet.\n\nhello.py\n```python\ndef greet():\n"
-             "    print(\"Hello, world\")\n\ngreet()\n```"),
-    ("assistant", "greet() gets a `name` parameter, and the call passes one.\n\nhello.py\n"
-                  "```python\ndef greet(name):\n    print(f\"Hello, {name}\")\n\n"
-                  "greet(\"world\")\n```"),
+    (
+        "user",
+        "Make greet() take the name to greet.\n\nhello.py\n```python\ndef greet():\n"
+        '    print("Hello, world")\n\ngreet()\n```',
+    ),
+    (
+        "assistant",
+        "greet() gets a `name` parameter, and the call passes one.\n\nhello.py\n"
+        '```python\ndef greet(name):\n    print(f"Hello, {name}")\n\n'
+        'greet("world")\n```',
+    ),
 )
 
 

@@ -51,11 +51,17 @@ exactly as the user gave them. Only write files in the chat, or new files.
 """
 
 EXAMPLE = (
-    ("user", "Make greet() take the name to greet.\n\nhello.py\n```python\ndef greet():\n"
-             "    print(\"Hello, world\")\n\ngreet()\n```"),
-    ("assistant", f'{FUNCTION}({{"explanation": "greet() takes a name.", "files": [{{"path": '
-                  '"hello.py", "content": "def greet(name):\\n    print(f\\"Hello, {name}\\")'
-                  '\\n\\ngreet(\\"world\\")\\n"}]})'),
+    (
+        "user",
+        "Make greet() take the name to greet.\n\nhello.py\n```python\ndef greet():\n"
+        '    print("Hello, world")\n\ngreet()\n```',
+    ),
+    (
+        "assistant",
+        f'{FUNCTION}({{"explanation": "greet() takes a name.", "files": [{{"path": '
+        '"hello.py", "content": "def greet(name):\\n    print(f\\"Hello, {name}\\")'
+        '\\n\\ngreet(\\"world\\")\\n"}]})',
+    ),
 )
 
 

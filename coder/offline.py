@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coder import editing
-from coder.errors import UsageError
+from coder.errors import PathError, UsageError
 from coder.repo import Repo
 from coder.terminal import Terminal
 from coder.workspace import Workspace
@@ -44,7 +44,10 @@ def run(options: ApplyOptions, terminal: Terminal) -> int:
         raise UsageError(exc.args[0]) from None
     reply = _read_reply(options.reply)
     repo, ws = _open(options)
-    chat = [ws.relative(name) for name in options.files]
+    try:
+        chat = [ws.relative(name) for name in options.files]
+    except PathError as exc:
+        raise UsageError(str(exc)) from None
     try:
         proposal = editing.propose(fmt, reply, ws, chat)
     except ReplyError as exc:

@@ -152,7 +152,7 @@ def _apply_elided(edit, path, doc, pieces, updated_pieces):
             )
         )
     lines, offset, hows = list(doc.lines), 0, set()
-    for original, updated in zip(pieces, updated_pieces):
+    for original, updated in zip(pieces, updated_pieces, strict=True):
         if not any(line.strip() for line in original):
             if any(line.strip() for line in updated):
                 raise _Miss(

@@ -160,7 +160,7 @@ def _indent_delta(window: list[str], original: list[str]) -> _Shift | None:
     """The uniform indentation difference between the file's lines and original, if any."""
     file_lines = [line for line in window if line.strip()]
     block_lines = [line for line in original if line.strip()]
-    pairs = [(_indent(f), _indent(b)) for f, b in zip(file_lines, block_lines)]
+    pairs = [(_indent(f), _indent(b)) for f, b in zip(file_lines, block_lines, strict=False)]
     if not pairs:
         return _Shift()
     fi, bi = pairs[0]

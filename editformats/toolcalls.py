@@ -1,4 +1,4 @@
-"""Reading function-call arguments out of a reply: real tool calls, or their JSON written as text."""
+"""Reading function-call arguments from a reply: real tool calls, or their JSON as text."""
 
 from __future__ import annotations
 

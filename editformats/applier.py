@@ -30,15 +30,20 @@ def apply(edits: list[Edit], files: Mapping[str, str], split: bool = False) -> A
     docs = {path: Document.of(text) for path, text in files.items()}
     applied: list[Applied] = []
     failures: list[Failure] = []
+    seen: set[tuple[str, str, str]] = set()
     for edit in edits:
         try:
             path = _target(edit, docs)
+            if (path, edit.original, edit.updated) in seen and not edit.whole:
+                applied.append(Applied(edit, path, "duplicate"))
+                continue
             doc = docs[path] if path in docs else Document(exists=False)
             how, score = _apply_one(edit, path, doc, docs, split)
             # An edited file ends with a newline, as POSIX tools and most editors expect.
             doc.final_newline = True
             docs[path] = doc
             applied.append(Applied(edit, path, how, score))
+            seen.add((path, edit.original, edit.updated))
         except _Miss as miss:
             failures.append(miss.failure)
     changed = {

@@ -49,7 +49,8 @@ class Applied:
     edit: Edit
     path: str
     how: str
-    """exact, whitespace, indentation, elision, fuzzy, already-present, created, appended, whole."""
+    """exact, whitespace, indentation, blank-lines, elision, split, fuzzy, already-present,
+    duplicate, created, appended or whole."""
     score: float = 1.0
 
 

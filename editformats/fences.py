@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 from editformats import paths
 
-_THINKING = re.compile(
-    r"<(think|thinking|reasoning|thinking-content-[0-9a-f]*)>.*?</\1>\s*", re.DOTALL | re.IGNORECASE
-)
+_TAG = r"(?:think|thinking|reasoning|thinking-content-[0-9a-f]*)"
+# Models and transcripts do not always close the tag they opened: any closing tag ends it.
+_THINKING = re.compile(rf"<{_TAG}>.*?</{_TAG}>\s*", re.DOTALL | re.IGNORECASE)
 _OPENER = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([^`\s]*)(.*)$")
 _SOURCE_OPEN = re.compile(r"^\s*<source(?:\s[^>]*)?>\s*$", re.IGNORECASE)
 _SOURCE_CLOSE = re.compile(r"^\s*</source>\s*$", re.IGNORECASE)

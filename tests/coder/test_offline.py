@@ -53,7 +53,9 @@ def log(repo: Path) -> list[str]:
 
 
 def test_applies_and_commits(repo: Path) -> None:
-    assert main(["--apply", write_reply(repo, DIFF_REPLY), "--edit-format", "diff", "hello.py"]) == 0
+    assert (
+        main(["--apply", write_reply(repo, DIFF_REPLY), "--edit-format", "diff", "hello.py"]) == 0
+    )
     assert (repo / "hello.py").read_text() == 'def greet():\n    return "goodbye"\n'
     assert log(repo) == ["coder: edit hello.py", "start"]
     assert git(repo, "status", "--porcelain") == ""
@@ -63,14 +65,23 @@ def test_user_changes_are_committed_first_and_separately(repo: Path) -> None:
     (repo / "hello.py").write_text('# mine\ndef greet():\n    return "hello"\n')
     (repo / "notes.txt").write_text("staged, not ours\n")
     git(repo, "add", "notes.txt")
-    assert main(["--apply", write_reply(repo, DIFF_REPLY), "--edit-format", "diff", "hello.py"]) == 0
-    assert log(repo) == ["coder: edit hello.py", "coder: save uncommitted changes to hello.py", "start"]
+    assert (
+        main(["--apply", write_reply(repo, DIFF_REPLY), "--edit-format", "diff", "hello.py"]) == 0
+    )
+    assert log(repo) == [
+        "coder: edit hello.py",
+        "coder: save uncommitted changes to hello.py",
+        "start",
+    ]
     assert git(repo, "show", "HEAD~1:hello.py").startswith("# mine\n")
     assert git(repo, "status", "--porcelain") == "A  notes.txt\n"
 
 
 def test_nothing_is_written_when_one_edit_fails(repo: Path, capsys) -> None:
-    reply = DIFF_REPLY + "\nhello.py\n```\n<<<<<<< SEARCH\nnot in the file\n=======\nx\n>>>>>>> REPLACE\n```\n"
+    reply = (
+        DIFF_REPLY
+        + "\nhello.py\n```\n<<<<<<< SEARCH\nnot in the file\n=======\nx\n>>>>>>> REPLACE\n```\n"
+    )
     assert main(["--apply", write_reply(repo, reply), "--edit-format", "diff", "hello.py"]) == 1
     assert (repo / "hello.py").read_text() == 'def greet():\n    return "hello"\n'
     assert log(repo) == ["start"]
@@ -186,7 +197,9 @@ def test_missing_identity_is_a_clear_error(repo: Path, monkeypatch, capsys) -> N
     monkeypatch.setenv("HOME", str(repo.parent))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(repo.parent / "none.gitconfig"))
-    assert main(["--apply", write_reply(repo, DIFF_REPLY), "--edit-format", "diff", "hello.py"]) == 2
+    assert (
+        main(["--apply", write_reply(repo, DIFF_REPLY), "--edit-format", "diff", "hello.py"]) == 2
+    )
     assert "user.email" in capsys.readouterr().err
     assert "hello" in (repo / "hello.py").read_text()
 

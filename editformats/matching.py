@@ -60,8 +60,11 @@ def fuzzy(
         return None
     best = good[0]
     window = lines[best.start : best.end]
-    delta = _indent_delta(window, original) or _Shift()
-    return Found(best.start, best.end, "fuzzy", _reindent(updated, delta), best.score)
+    shift = _indent_delta(window, original) or _Shift()
+    merged = similarity.merge(window, _reindent(original, shift), _reindent(updated, shift))
+    if merged is None:
+        return None
+    return Found(best.start, best.end, "fuzzy", merged, best.score)
 
 
 def _rstrip(line: str) -> str:

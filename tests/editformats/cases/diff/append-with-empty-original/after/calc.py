@@ -1,0 +1,13 @@
+import math
+
+
+def area(r):
+    return math.pi * r * r
+
+
+def double(x):
+    return x * 2
+
+
+def half(x):
+    return x / 2

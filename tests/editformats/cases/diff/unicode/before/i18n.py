@@ -1,0 +1,2 @@
+GREETING = "héllo"
+NAME = "中文"

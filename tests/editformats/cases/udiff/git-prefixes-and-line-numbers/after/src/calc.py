@@ -1,0 +1,10 @@
+import math
+import os
+
+
+def area(r):
+    return math.pi * r * r
+
+
+def double(x):
+    return x * 2

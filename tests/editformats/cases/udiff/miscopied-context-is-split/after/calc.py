@@ -1,0 +1,10 @@
+import math
+import sys
+
+
+def area(r):
+    return math.pi * r * r
+
+
+def double(x: int):
+    return x * 2

@@ -64,7 +64,10 @@ def save(proposal: Proposal, ws: Workspace, repo: Repo | None, message: str) -> 
             commits.append(repo.commit(dirty, f"coder: save uncommitted changes to {names}"))
     ws.write_all(proposal.result.files, proposal.originals)
     if repo is not None:
-        commits.append(repo.commit(changed, message))
+        head = repo.head()
+        sha = repo.commit(changed, message)
+        if sha and sha != head:
+            commits.append(sha)
     return commits
 
 

@@ -4,7 +4,8 @@ CoderError              base of every error shown to the user
 ├── UsageError          a command line coder cannot act on (exit status 2)
 ├── PathError           a path outside the repository, into .git/, or through a symlink leaving it
 ├── FileEncodingError   new text that cannot be written in its file's encoding
-└── GitError            git refused, or is not set up (no identity, not a repository)
+├── GitError            git refused, or is not set up (no identity, not a repository)
+└── ModelError          the model could not answer (bad key, unknown model, timeout, too long)
 """
 
 
@@ -26,3 +27,12 @@ class FileEncodingError(CoderError):
 
 class GitError(CoderError):
     """git refused, or is not set up."""
+
+
+class ModelError(CoderError):
+    """The model could not answer: a bad key, an unknown model, a timeout, a too-long chat."""
+
+    def __init__(self, message: str, partial: str = ""):
+        super().__init__(message)
+        self.partial = partial
+        """Text that had streamed in before the failure."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -9,15 +11,32 @@ import git
 
 from coder.errors import GitError
 
-_QUIET = {"GIT_EDITOR": "true", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+_ENV = {
+    "GIT_EDITOR": "true",
+    "GIT_PAGER": "cat",
+    "GIT_TERMINAL_PROMPT": "0",
+    # File names such as "a[1].py" or "*.md" are names, never patterns.
+    "GIT_LITERAL_PATHSPECS": "1",
+}
+"""Added to git's environment so that it never waits for an editor, a pager or a password."""
+
+# Without it git may commit as a guessed identity such as root@host.(none).
+_CONFIG = ("-c", "user.useConfigOnly=true")
+
+NO_IDENTITY = (
+    "git does not know your name and email, so coder cannot commit: run"
+    " git config --global user.name 'Your Name' and git config --global user.email you@example.com"
+)
+"""The message of the GitError raised when committing without an identity."""
 
 
 class Repo:
     """A git working tree, seen through the few operations coder needs."""
 
     def __init__(self, repo: git.Repo):
+        if repo.working_tree_dir is None:
+            raise GitError(f"{repo.git_dir} is a bare repository: it has no files to edit")
         self._repo = repo
-        self._repo.git.update_environment(**_QUIET)
         self.root = Path(repo.working_tree_dir).resolve()
 
     @classmethod
@@ -30,16 +49,22 @@ class Repo:
 
     @classmethod
     def init(cls, path: Path) -> Repo:
-        """A new repository at path."""
-        return cls(git.Repo.init(path))
+        """A new repository at path, creating the folder if needed."""
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise GitError(f"cannot create {path}: {exc.strerror}") from None
+        _run(git.Git(path), "init", "--quiet")
+        return cls(git.Repo(path))
 
     def has_identity(self) -> bool:
-        """True when git knows the user's name and email, so commits can be made."""
-        reader = self._repo.config_reader()
-        return bool(
-            reader.get_value("user", "name", default="")
-            and reader.get_value("user", "email", default="")
-        )
+        """True when git has a name and email to commit with, from any config level."""
+        try:
+            self._git("var", "GIT_AUTHOR_IDENT")
+            self._git("var", "GIT_COMMITTER_IDENT")
+        except GitError:
+            return False
+        return True
 
     def head(self) -> str | None:
         """The sha of HEAD, or None in a repository with no commits yet."""
@@ -49,50 +74,74 @@ class Repo:
             return None
 
     def dirty(self, paths: Iterable[str]) -> list[str]:
-        """Those of paths whose working-tree content is not committed (untracked ones too)."""
-        paths = list(paths)
+        """Those of paths whose working-tree content is not in HEAD, untracked ones included."""
+        paths = list(dict.fromkeys(paths))
         if not paths:
             return []
-        out = self._git("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *paths)
-        changed = set()
-        for entry in out.split("\0"):
-            if len(entry) > 3:
-                changed.add(entry[3:])
+        changed = set(self._untracked(paths))
+        if self.head():
+            changed.update(self._names("diff", "--name-only", "--no-renames", "HEAD", "--", *paths))
+        else:
+            # With no commit yet every tracked file is uncommitted work, saved unless it is gone.
+            tracked = self._names("ls-files", "--", *paths)
+            changed.update(p for p in tracked if os.path.lexists(self.root / p))
         return [p for p in paths if p in changed]
 
     def commit(self, paths: Iterable[str], message: str) -> str:
-        """Commit exactly paths as they are in the working tree, leaving the user's other
-        staged and unstaged changes as they were; returns the new commit's sha."""
-        paths = list(paths)
+        """Commit exactly paths as they are in the working tree; the sha of HEAD afterwards."""
         if not self.has_identity():
-            raise GitError(
-                "git needs your name and email to commit: run git config --global user.name"
-                " 'Your Name' and git config --global user.email you@example.com"
-            )
-        ignored = set(self._lines("check-ignore", "--no-index", "--", *paths)) if paths else set()
-        paths = [p for p in self.dirty(paths) if p not in ignored]
+            raise GitError(NO_IDENTITY)
+        paths = self.dirty(paths)
         if not paths:
             return self.head() or ""
-        untracked = self._lines("ls-files", "--others", "--exclude-standard", "--", *paths)
+        untracked = self._untracked(paths)
+        # --only takes the named paths from the working tree and leaves the rest of the index as
+        # the user staged it, but it only knows tracked paths: new files are marked intent-to-add.
         if untracked:
             self._git("add", "--intent-to-add", "--", *untracked)
-        self._git("commit", "--no-verify", "--only", "-m", message, "--", *paths)
-        return self._repo.head.commit.hexsha
+        try:
+            # --no-verify: a hook must not change or veto the files the user just saw applied.
+            self._git("commit", "--only", "--no-verify", "--quiet", "-m", message, "--", *paths)
+        except GitError:
+            if untracked:
+                with contextlib.suppress(GitError):
+                    self._git("rm", "--cached", "--quiet", "--", *untracked)
+            raise
+        return self._git("rev-parse", "HEAD").strip()
 
     def diff(self, paths: Iterable[str]) -> str:
-        """The uncommitted changes to paths, as a unified diff."""
-        base = "HEAD" if self.head() else "--cached"
-        return self._git("diff", base, "--", *paths)
+        """The changes to the tracked files among paths since HEAD, as a unified diff."""
+        paths = list(paths)
+        if not paths:
+            return ""
+        base = self.head() or self._git("hash-object", "-t", "tree", os.devnull).strip()
+        return self._git("diff", "--no-color", "--no-ext-diff", base, "--", *paths)
 
-    def _lines(self, *args: str) -> list[str]:
-        try:
-            return self._git(*args).splitlines()
-        except GitError:
-            return []
+    def _untracked(self, paths: list[str]) -> list[str]:
+        """Those of paths that exist, are not tracked and are not ignored."""
+        return self._names("ls-files", "--others", "--exclude-standard", "--", *paths)
 
-    def _git(self, *args: str) -> str:
-        try:
-            return self._repo.git.execute(["git", *args], strip_newline_in_stdout=False)
-        except git.GitCommandError as exc:
-            detail = (exc.stderr or exc.stdout or "").strip().replace("\n", " ")
-            raise GitError(f"git {args[0]} failed: {detail}") from None
+    def _names(self, command: str, *args: str) -> list[str]:
+        """The file names a git command prints, one per NUL-terminated entry."""
+        return [name for name in self._git(command, "-z", *args).split("\0") if name]
+
+    def _git(self, command: str, *args: str) -> str:
+        """The output of a git command in this repository; GitError when it fails."""
+        return _run(self._repo.git, command, *args)
+
+
+def _run(runner: git.Git, command: str, *args: str) -> str:
+    """The output of a git command; GitError with git's own reason when it fails."""
+    status, out, err = runner.execute(
+        ["git", *_CONFIG, command, *args],
+        env=_ENV,
+        with_extended_output=True,
+        with_exceptions=False,
+        strip_newline_in_stdout=False,
+    )
+    if status != 0:
+        lines = [line.strip() for line in (err or out).splitlines() if line.strip()]
+        reasons = [line for line in lines if line.startswith(("fatal:", "error:"))]
+        detail = (reasons or lines or [f"exit status {status}"])[-1]
+        raise GitError(f"git {command} failed: {detail}")
+    return out

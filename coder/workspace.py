@@ -1,10 +1,15 @@
-"""The user's files on disk: safe paths, faithful decoding, and atomic all-or-nothing writes."""
+"""The user's files on disk: safe paths, faithful decoding, and atomic all-or-nothing writes.
+
+The only module that reads or writes the files of the repository being edited.
+"""
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
-import tempfile
+import secrets
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,47 +17,49 @@ from pathlib import Path
 from coder.errors import FileEncodingError, PathError
 
 SURROGATES = "+surrogateescape"
-"""Suffix of an encoding whose undecodable bytes are kept as lone surrogates."""
+"""Suffix of an encoding whose invalid UTF-8 bytes are carried through as lone surrogates."""
 
 
 @dataclass(frozen=True)
 class FileText:
-    """A file's decoded text, line endings untouched, and the codec that gives back its bytes."""
+    """A file's decoded text and the encoding that gives back its bytes."""
 
     path: str
+    """Repository-relative, '/'-separated."""
     text: str = ""
+    """The decoded content, line endings untouched; "" when the file does not exist."""
     encoding: str = "utf-8"
-    """A codec name, with SURROGATES appended when invalid UTF-8 bytes are carried through."""
+    """A codec name ("utf-8", "utf-8-sig", "cp1252", "latin-1"), with SURROGATES appended
+    when the file is UTF-8 with some invalid bytes."""
     exists: bool = False
+    """Whether the file was on disk."""
 
 
 def decode(data: bytes) -> tuple[str, str]:
-    """The text of data and the encoding that turns it back into the same bytes."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        with contextlib.suppress(UnicodeDecodeError):
-            return data.decode("utf-8-sig"), "utf-8-sig"
+    """The text of data and the encoding that turns that text back into exactly data."""
+    utf8 = "utf-8-sig" if data.startswith(codecs.BOM_UTF8) else "utf-8"
     with contextlib.suppress(UnicodeDecodeError):
-        return data.decode("utf-8"), "utf-8"
-    text = data.decode("utf-8", "surrogateescape")
-    if any(ord(c) > 0x7F and not 0xDC80 <= ord(c) <= 0xDCFF for c in text):
-        return text, "utf-8" + SURROGATES
+        return data.decode(utf8), utf8
+    text = data.decode(utf8, "surrogateescape")
+    # Real multi-byte characters (or a BOM) mean UTF-8 with a few stray bytes, whereas a legacy
+    # code page would turn those characters into mojibake.
+    if utf8 == "utf-8-sig" or any(ord(c) > 0x7F and not 0xDC80 <= ord(c) <= 0xDCFF for c in text):
+        return text, utf8 + SURROGATES
     with contextlib.suppress(UnicodeDecodeError):
-        if data.decode("cp1252").encode("cp1252") == data:
-            return data.decode("cp1252"), "cp1252"
+        return data.decode("cp1252"), "cp1252"
     return data.decode("latin-1"), "latin-1"
 
 
 def encode(text: str, encoding: str, path: str) -> bytes:
-    """The bytes of text in encoding; FileEncodingError naming the first character that fails."""
-    codec, errors = encoding.removesuffix(SURROGATES), "strict"
-    if encoding.endswith(SURROGATES):
-        errors = "surrogateescape"
+    """The bytes of text in encoding; FileEncodingError naming path and the first bad character."""
+    codec = encoding.removesuffix(SURROGATES)
+    errors = "surrogateescape" if encoding.endswith(SURROGATES) else "strict"
     try:
         return text.encode(codec, errors)
     except UnicodeEncodeError as exc:
         char = exc.object[exc.start]
         raise FileEncodingError(
-            f"{path} is written in {codec}, which cannot hold the character {char!r}"
+            f"{path} is written in {codec}, which has no character {char!r} (U+{ord(char):04X})"
         ) from None
 
 
@@ -65,66 +72,106 @@ class Workspace:
     def relative(self, path: str | Path) -> str:
         """A user's path (absolute, or relative to the current folder) relative to the root."""
         absolute = Path(os.path.abspath(path))
-        try:
-            rel = absolute.relative_to(self.root)
-        except ValueError:
-            try:
-                rel = absolute.resolve().relative_to(self.root)
-            except ValueError:
-                raise PathError(f"{path} is outside the repository {self.root}") from None
-        rel_text = rel.as_posix()
-        self.check(rel_text)
-        return rel_text
+        # A folder may be reached through an alias of the root (a symlinked /tmp, say); the file
+        # itself is left unresolved so that check() judges a symlink by where it leads.
+        for candidate in (absolute, absolute.parent.resolve() / absolute.name):
+            with contextlib.suppress(ValueError):
+                rel = candidate.relative_to(self.root).as_posix()
+                self.check(rel)
+                return rel
+        raise PathError(f"{path} is outside the repository {self.root}")
 
     def check(self, rel: str) -> Path:
-        """The absolute path of a repository-relative path; PathError if it may not be edited."""
-        parts = Path(rel).parts
-        if not rel or Path(rel).is_absolute() or ".." in parts:
-            raise PathError(f"{rel} is outside the repository {self.root}")
-        if any(part.lower() == ".git" for part in parts):
-            raise PathError(f"{rel} is inside .git/, which coder never edits")
-        target = self.root / rel
-        try:
-            target.resolve().relative_to(self.root)
-        except ValueError:
-            raise PathError(f"{rel} leads through a symlink outside the repository") from None
-        if target.is_dir():
-            raise PathError(f"{rel} is a directory, not a file")
-        return target
+        """The real path of a repository-relative name; PathError if coder may not edit it."""
+        return self._locate(rel)[1]
 
     def read(self, rel: str) -> FileText:
-        """The file's text; a missing file reads as empty, with exists False."""
-        target = self.check(rel)
+        """The file's text; a missing file reads as "" with exists False."""
+        name, target = self._locate(rel)
         try:
             data = target.read_bytes()
         except FileNotFoundError:
-            return FileText(rel)
+            return FileText(name)
         text, encoding = decode(data)
-        return FileText(rel, text, encoding, True)
+        return FileText(name, text, encoding, True)
 
     def write_all(self, contents: Mapping[str, str], originals: Mapping[str, FileText]) -> None:
-        """Write every file or none: encode all first, then replace each atomically, and put
-        back the ones already replaced if a later one fails."""
-        encoded = {}
+        """Write every file or none: encode all, then replace each atomically, undo on failure."""
+        planned = []
         for rel, text in contents.items():
-            original = originals.get(rel) or FileText(rel)
-            encoded[rel] = (self.check(rel), encode(text, original.encoding, rel), original)
-        done: list[tuple[Path, FileText]] = []
+            original = originals.get(rel) or self.read(rel)
+            planned.append((self.check(rel), encode(text, original.encoding, rel)))
+        replaced: list[tuple[Path, bytes | None]] = []
+        made: list[Path] = []
         try:
-            for target, data, original in encoded.values():
+            for target, data in planned:
+                before = target.read_bytes() if target.exists() else None
+                _make_folders(target.parent, made)
                 _replace(target, data)
-                done.append((target, original))
+                replaced.append((target, before))
         except BaseException:
-            for target, original in reversed(done):
-                _restore(target, original)
+            for target, before in reversed(replaced):
+                # Best effort, so that one file that cannot be put back does not stop the others.
+                with contextlib.suppress(OSError):
+                    if before is None:
+                        target.unlink()
+                    else:
+                        _replace(target, before)
+            for folder in reversed(made):
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
             raise
+
+    def remove(self, rel: str) -> None:
+        """Delete a file coder created, when the user chooses not to keep it."""
+        with contextlib.suppress(FileNotFoundError):
+            self.check(rel).unlink()
+
+    def _locate(self, rel: str) -> tuple[str, Path]:
+        """The normalized relative name of rel and its real path, or PathError."""
+        if not rel or "\0" in rel:
+            raise PathError(f"{rel!r} is not a file name")
+        target = Path(os.path.normpath(self.root / rel))
+        try:
+            parts = target.relative_to(self.root).parts
+        except ValueError:
+            raise PathError(f"{rel} is outside the repository {self.root}") from None
+        if not parts:
+            raise PathError(f"{rel} is the repository itself, not a file")
+        try:
+            real = target.resolve()
+            real_parts = real.relative_to(self.root).parts
+        except (OSError, RuntimeError):  # a symlink loop
+            raise PathError(f"{rel} leads through a symlink loop") from None
+        except ValueError:
+            raise PathError(
+                f"{rel} leads through a symlink to {real}, outside the repository {self.root}"
+            ) from None
+        if any(part.lower() == ".git" for part in parts + real_parts):
+            raise PathError(f"{rel} is inside .git/, which coder never edits")
+        if real.is_dir():
+            raise PathError(f"{rel} is a directory, not a file")
+        if real.exists() and not real.is_file():
+            raise PathError(f"{rel} is not a regular file")
+        folder = next(p for p in real.parents if p.exists())
+        if not folder.is_dir():
+            raise PathError(f"{rel} cannot be a file: {folder.relative_to(self.root)} is a file")
+        return "/".join(parts), real
+
+
+def _make_folders(folder: Path, made: list[Path]) -> None:
+    """Create folder and its missing parents, adding each one created to made."""
+    for path in [p for p in (folder, *folder.parents) if not p.exists()][::-1]:
+        path.mkdir()
+        made.append(path)
 
 
 def _replace(target: Path, data: bytes) -> None:
-    """Write data to a temporary file beside target, then rename it over target."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    mode = target.stat().st_mode & 0o7777 if target.exists() else None
-    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".coder")
+    """Write data to a new file beside target, flush it to disk, then rename it over target."""
+    mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else None
+    temp = target.with_name(f".coder-{secrets.token_hex(6)}.tmp")
+    # Mode 0o666 lets the umask decide a new file's permissions, as any editor would.
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -137,11 +184,3 @@ def _replace(target: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
-
-
-def _restore(target: Path, original: FileText) -> None:
-    if original.exists:
-        _replace(target, encode(original.text, original.encoding, original.path))
-    else:
-        with contextlib.suppress(OSError):
-            target.unlink()

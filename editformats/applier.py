@@ -218,7 +218,7 @@ def _not_found(edit, path, lines, original, docs) -> Failure:
             f" It is in {other}, but a block only changes the file it names:"
             f" put {other} above the block if that file is meant."
         )
-    windows = similarity.best_windows(lines, original, limit=1)
+    windows = similarity.best_windows(lines, original, limit=1, loose=True)
     closest = ""
     if windows and windows[0].score >= 0.5:
         closest = "\n".join(lines[windows[0].start : windows[0].end])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from functools import cache
 
@@ -45,11 +46,14 @@ def merge(window: list[str], original: list[str], updated: list[str]) -> list[st
     return merged[:-1].split("\n") if merged.endswith("\n") else merged.split("\n")
 
 
-def best_windows(lines: list[str], wanted: list[str], limit: int = 3) -> list[Window]:
+def best_windows(
+    lines: list[str], wanted: list[str], limit: int = 3, loose: bool = False
+) -> list[Window]:
     """The windows of lines most like wanted, best first, not overlapping each other.
 
     Windows sharing few lines with wanted are not scored at all, which keeps this fast on
-    large files.
+    large files. With loose, when no window shares lines, windows are picked by a quick
+    character comparison instead (for showing the closest lines, never for applying).
     """
     size = len(wanted)
     if not size or not lines:
@@ -68,6 +72,8 @@ def best_windows(lines: list[str], wanted: list[str], limit: int = 3) -> list[Wi
             break
         if all(abs(start - p) >= size for p in picked):
             picked.append(start)
+    if not picked and loose:
+        picked = _quick_picks(lines, wanted, limit)
     text = _shape(wanted)
     windows = []
     for start in picked:
@@ -80,6 +86,18 @@ def best_windows(lines: list[str], wanted: list[str], limit: int = 3) -> list[Wi
         if all(w.end <= b.start or w.start >= b.end for b in best):
             best.append(w)
     return best[:limit]
+
+
+def _quick_picks(lines: list[str], wanted: list[str], limit: int) -> list[int]:
+    """Window starts ranked by difflib's quick ratio, sampled on large files."""
+    size, text = len(wanted), _shape(wanted)
+    step = max(1, len(lines) // 4000)
+    scored = []
+    for start in range(0, max(1, len(lines) - size + 1), step):
+        matcher = difflib.SequenceMatcher(None, _shape(lines[start : start + size]), text)
+        scored.append((matcher.quick_ratio(), start))
+    scored.sort(key=lambda s: (-s[0], s[1]))
+    return [start for _, start in scored[: limit * 4]]
 
 
 def _shape(lines: list[str]) -> str:

@@ -1,0 +1,1 @@
+"""coder: the chat tool — CLI, session, commands, git, model seam, terminal I/O."""

@@ -1,0 +1,120 @@
+"""What a model is to coder: messages in, a completion out; and a scripted model for tests.
+
+The real models live behind `coder.llm`, the only module that imports litellm.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from editformats import Reply, ToolCall
+
+
+@dataclass(frozen=True)
+class Message:
+    """One chat message."""
+
+    role: str
+    """system, user or assistant."""
+    content: str
+    tool_calls: tuple[ToolCall, ...] = ()
+
+    def to_dict(self) -> dict:
+        """The OpenAI-style dict that litellm takes."""
+        data: dict = {"role": self.role, "content": self.content}
+        if self.tool_calls:
+            data["tool_calls"] = [
+                {
+                    "id": f"call_{n}",
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments},
+                }
+                for n, c in enumerate(self.tool_calls)
+            ]
+        return data
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens a request used, and its cost in dollars when the price is known."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+
+
+@dataclass(frozen=True)
+class Completion:
+    """The model's answer to one request."""
+
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+    interrupted: bool = False
+    """The user stopped the reply (Ctrl-C); text holds what had arrived."""
+
+    @property
+    def reply(self) -> Reply:
+        """The answer as the edit formats read it."""
+        return Reply(self.text, self.tool_calls)
+
+
+@dataclass(frozen=True)
+class Request:
+    """Everything one call to a model depends on."""
+
+    messages: tuple[Message, ...]
+    temperature: float = 0.0
+    tools: tuple[dict, ...] = ()
+    """OpenAI tool definitions; with exactly one, the model is forced to call it."""
+    seed: int | None = None
+
+
+class Model(Protocol):
+    """Anything that answers a request: a hosted model, a local one, or a script."""
+
+    name: str
+
+    def complete(
+        self, request: Request, on_text: Callable[[str], None] | None = None
+    ) -> Completion:
+        """Answer the request; on_text receives the text as it streams in."""
+        ...
+
+
+class ScriptedModel:
+    """A model that answers from a script, in order, and records every request it received.
+
+    A script entry is a reply text, a Completion, or an exception to raise.
+    """
+
+    def __init__(self, script: Iterable[str | Completion | BaseException], name: str = "scripted"):
+        self.name = name
+        self._script = list(script)
+        self.requests: list[Request] = []
+
+    def complete(
+        self, request: Request, on_text: Callable[[str], None] | None = None
+    ) -> Completion:
+        """The next scripted answer; AssertionError when the script has run out."""
+        self.requests.append(request)
+        assert self._script, f"the scripted model got an unexpected request #{len(self.requests)}"
+        entry = self._script.pop(0)
+        if isinstance(entry, BaseException):
+            raise entry
+        completion = entry if isinstance(entry, Completion) else Completion(text=entry)
+        if on_text and completion.text:
+            on_text(completion.text)
+        return completion
+
+    @property
+    def remaining(self) -> int:
+        """How many scripted answers are left."""
+        return len(self._script)
+
+
+def transcript(messages: Sequence[Message]) -> str:
+    """The messages as plain text, for logs and tests."""
+    return "\n\n".join(f"[{m.role}]\n{m.content}" for m in messages)

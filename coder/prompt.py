@@ -1,0 +1,50 @@
+"""The messages of one request: the format's instructions and example, the files, the history."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from coder.model import Message
+from editformats import EditFormat
+
+FILES_INTRO = (
+    "These are the files in the chat, as they are now. Edit only these; if you need to see or"
+    " change another file, say which and why."
+)
+READ_ONLY_INTRO = "These files are for reference only: do not edit them."
+ASK_SYSTEM = (
+    "You are an expert programmer. Answer the user's question about their code clearly and"
+    " briefly. Do not edit any file."
+)
+
+
+def fenced(path: str, text: str) -> str:
+    """A file shown to the model: its path, then its content in a fence that cannot break."""
+    ticks = "```"
+    while ticks in text:
+        ticks += "`"
+    body = text if text.endswith("\n") or not text else text + "\n"
+    return f"{path}\n{ticks}\n{body}{ticks}"
+
+
+def build(
+    fmt: EditFormat,
+    files: Mapping[str, str],
+    read_only: Mapping[str, str],
+    history: Sequence[Message],
+    user: str,
+    ask: bool = False,
+) -> tuple[Message, ...]:
+    """The messages for one request, in order."""
+    messages = [Message("system", ASK_SYSTEM if ask else fmt.system_prompt)]
+    if not ask:
+        messages += [Message(role, text) for role, text in fmt.example_messages]
+    if read_only:
+        shown = "\n\n".join(fenced(p, t) for p, t in sorted(read_only.items()))
+        messages += [Message("user", f"{READ_ONLY_INTRO}\n\n{shown}"), Message("assistant", "Ok.")]
+    if files:
+        shown = "\n\n".join(fenced(p, t) for p, t in sorted(files.items()))
+        messages += [Message("user", f"{FILES_INTRO}\n\n{shown}"), Message("assistant", "Ok.")]
+    messages += list(history)
+    messages.append(Message("user", user))
+    return tuple(messages)

@@ -1,0 +1,212 @@
+"""One chat: the turn loop that reads top to bottom.
+
+build messages -> model -> parse -> apply -> write -> commit -> reflect on failures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from coder import editing, prompt
+from coder.model import Completion, Message, Model, Request, Usage
+from coder.repo import Repo
+from coder.terminal import Terminal
+from coder.workspace import FileText, Workspace
+from editformats import EditFormat, ReplyError, feedback
+
+COMMIT_PROMPT = (
+    "Write a git commit message for the diff below: one line in the imperative mood, at most"
+    " 72 characters, saying what changed and why. Answer with the line only."
+)
+
+
+@dataclass(frozen=True)
+class SessionConfig:
+    """How a chat behaves."""
+
+    max_reflections: int = 3
+    """How many times failed edits are sent back to the model within one turn."""
+    auto_commits: bool = True
+    """Commit every change coder makes (and the user's own changes to those files first)."""
+    dry_run: bool = False
+    """Show diffs but never write."""
+
+
+@dataclass(frozen=True)
+class TurnOutcome:
+    """What one user request came to."""
+
+    changed: tuple[str, ...] = ()
+    commits: tuple[str, ...] = ()
+    failed: bool = False
+    """Edits still failed after the last reflection, or the model could not answer."""
+    interrupted: bool = False
+
+
+@dataclass
+class Session:
+    """The state of one chat and the turn loop that changes it."""
+
+    model: Model
+    fmt: EditFormat
+    ws: Workspace
+    repo: Repo | None
+    terminal: Terminal
+    config: SessionConfig = field(default_factory=SessionConfig)
+    weak_model: Model | None = None
+    files: list[str] = field(default_factory=list)
+    read_only: list[str] = field(default_factory=list)
+    history: list[Message] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    commits: list[str] = field(default_factory=list)
+    """Commits coder made in this session, oldest first (for /undo)."""
+
+    def turn(self, text: str) -> TurnOutcome:
+        """Answer one request: ask the model, apply its edits, reflect on failures, commit."""
+        before: dict[str, FileText] = {}
+        message = text
+        for attempt in range(self.config.max_reflections + 1):
+            completion = self._request(message)
+            self.history += [Message("user", message), _assistant(completion)]
+            if completion.interrupted:
+                self.terminal.say("Interrupted: the partial reply was kept, nothing applied.")
+                return TurnOutcome(interrupted=True)
+            try:
+                proposal = self._propose(completion)
+            except ReplyError as exc:
+                message = str(exc)
+                self.terminal.error(f"The reply could not be read: {message}")
+                continue
+            if not proposal.result.applied and not proposal.result.failures:
+                return self._finish(before)
+            self._write(proposal, before)
+            if proposal.result.ok:
+                return self._finish(before)
+            message = feedback.failure_message(proposal.result, kept=not self.config.dry_run)
+            self.terminal.error(message)
+            if attempt < self.config.max_reflections:
+                self.terminal.say("Sending the failures back to the model.")
+        return self._give_up(before)
+
+    def ask(self, question: str) -> Completion:
+        """A question about the code: no edits are parsed or applied."""
+        files, read_only = self._contents()
+        messages = prompt.build(self.fmt, files, read_only, self.history, question, ask=True)
+        completion = self._call(Request(messages))
+        self.history += [Message("user", question), _assistant(completion)]
+        return completion
+
+    def _request(self, message: str) -> Completion:
+        files, read_only = self._contents()
+        messages = prompt.build(self.fmt, files, read_only, self.history, message)
+        tools = (self.fmt.tool,) if self.fmt.tool else ()
+        return self._call(Request(messages, tools=tools))
+
+    def _call(self, request: Request) -> Completion:
+        self.terminal.start_reply()
+        try:
+            completion = self.model.complete(request, on_text=self.terminal.stream)
+        finally:
+            self.terminal.end_reply()
+        self.usage = _add(self.usage, completion.usage)
+        self.terminal.say(_usage_line(completion.usage, self.usage))
+        return completion
+
+    def _contents(self) -> tuple[dict[str, str], dict[str, str]]:
+        """The chat files as they are on disk now: re-read every turn."""
+        files = {p: self.ws.read(p).text for p in self.files}
+        read_only = {p: self.ws.read(p).text for p in self.read_only}
+        return files, read_only
+
+    def _propose(self, completion: Completion) -> editing.Proposal:
+        """Apply the reply in memory, adding repository files it names if the user agrees."""
+        proposal = editing.propose(self.fmt, completion.reply, self.ws, self.files)
+        wanted = [
+            f.path
+            for f in proposal.result.failures
+            if f.path and f.path not in self.files and self._exists(f.path)
+        ]
+        added = [p for p in dict.fromkeys(wanted) if self.terminal.confirm(f"Add {p} to the chat?")]
+        if not added:
+            return proposal
+        self.files += added
+        return editing.propose(self.fmt, completion.reply, self.ws, self.files)
+
+    def _exists(self, path: str) -> bool:
+        try:
+            return self.ws.read(path).exists
+        except Exception:
+            return False
+
+    def _write(self, proposal: editing.Proposal, before: dict[str, FileText]) -> None:
+        """Write what applied; the first time a file is touched in this turn, remember it."""
+        changed = proposal.result.files
+        if not changed:
+            return
+        self.terminal.diff(proposal.diff())
+        if self.config.dry_run:
+            return
+        fresh = [p for p in changed if p not in before]
+        if self.repo is not None and self.config.auto_commits and fresh:
+            dirty = self.repo.dirty(fresh)
+            if dirty:
+                names = ", ".join(dirty)
+                self.commits.append(
+                    self.repo.commit(dirty, f"coder: save uncommitted changes to {names}")
+                )
+        for path in fresh:
+            before[path] = proposal.originals[path]
+        self.ws.write_all(changed, proposal.originals)
+
+    def _finish(self, before: dict[str, FileText]) -> TurnOutcome:
+        changed = tuple(p for p in sorted(before) if self.ws.read(p).text != before[p].text)
+        if not changed or self.repo is None or not self.config.auto_commits:
+            return TurnOutcome(changed=changed)
+        sha = self.repo.commit(list(changed), self._commit_message(changed))
+        self.commits.append(sha)
+        self.terminal.say(f"Committed {sha[:7]}: {', '.join(changed)}")
+        return TurnOutcome(changed=changed, commits=(sha,))
+
+    def _give_up(self, before: dict[str, FileText]) -> TurnOutcome:
+        """Edits still fail: the user decides whether the ones that applied are kept."""
+        if before and not self.config.dry_run:
+            if self.terminal.confirm("Some edits failed. Keep the edits that did apply?"):
+                outcome = self._finish(before)
+                return TurnOutcome(outcome.changed, outcome.commits, failed=True)
+            self.ws.write_all({p: f.text for p, f in before.items() if f.exists}, before)
+            for path, original in before.items():
+                if not original.exists:
+                    self.ws.remove(path)
+        return TurnOutcome(failed=True)
+
+    def _commit_message(self, changed: tuple[str, ...]) -> str:
+        fallback = "coder: edit " + ", ".join(changed[:4])
+        model = self.weak_model or self.model
+        diff = self.repo.diff(list(changed)) if self.repo else ""
+        try:
+            request = Request((Message("system", COMMIT_PROMPT), Message("user", diff[:20000])))
+            line = model.complete(request).text.strip().strip("`\"'").splitlines()
+        except Exception:
+            return fallback
+        return line[0][:100] if line and line[0].strip() else fallback
+
+
+def _assistant(completion: Completion) -> Message:
+    return Message("assistant", completion.text, completion.tool_calls)
+
+
+def _add(total: Usage, more: Usage) -> Usage:
+    known = [c for c in (total.cost, more.cost) if c is not None]
+    cost = sum(known) if known else None
+    return Usage(
+        total.prompt_tokens + more.prompt_tokens,
+        total.completion_tokens + more.completion_tokens,
+        cost,
+    )
+
+
+def _usage_line(reply: Usage, session: Usage) -> str:
+    tokens = f"Tokens: {reply.prompt_tokens:,} sent, {reply.completion_tokens:,} received."
+    if reply.cost is None:
+        return tokens
+    return f"{tokens} Cost: ${reply.cost:.4f} this reply, ${session.cost or 0:.4f} session."

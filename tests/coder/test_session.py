@@ -1,0 +1,150 @@
+"""The turn loop with a scripted model, in real git repositories."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from coder.model import Completion, ScriptedModel, Usage
+from coder.repo import Repo
+from coder.session import Session, SessionConfig
+from coder.terminal import Terminal
+from coder.workspace import Workspace
+from editformats import ToolCall, get_format
+
+HELLO = 'def greet():\n    return "hello"\n'
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def block(original: str, updated: str, path: str = "hello.py") -> str:
+    return f"{path}\n```python\n<<<<<<< SEARCH\n{original}=======\n{updated}>>>>>>> REPLACE\n```\n"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "config", "user.name", "Test")
+    git(tmp_path, "config", "user.email", "test@example.com")
+    (tmp_path / "hello.py").write_text(HELLO)
+    git(tmp_path, "add", "hello.py")
+    git(tmp_path, "commit", "-qm", "start")
+    return tmp_path
+
+
+def session(root: Path, script, fmt: str = "diff", yes: bool = False, **config) -> Session:
+    out = io.StringIO()
+    return Session(
+        model=ScriptedModel(script),
+        fmt=get_format(fmt),
+        ws=Workspace(root),
+        repo=Repo.find(root),
+        terminal=Terminal(out=out, err=out, yes=yes),
+        config=SessionConfig(**config),
+        weak_model=ScriptedModel(["Say goodbye instead of hello"]),
+        files=["hello.py"],
+    )
+
+
+def test_a_turn_applies_and_commits_with_the_weak_models_message(root: Path) -> None:
+    chat = session(root, [block('    return "hello"\n', '    return "goodbye"\n')])
+    outcome = chat.turn("say goodbye")
+    assert outcome.changed == ("hello.py",) and not outcome.failed
+    assert "goodbye" in (root / "hello.py").read_text()
+    assert git(root, "log", "--format=%s", "-1").strip() == "Say goodbye instead of hello"
+    request = chat.model.requests[0]
+    assert request.messages[0].content == get_format("diff").system_prompt
+    assert HELLO in request.messages[-3].content  # the file, re-read from disk
+    assert request.messages[-1].content == "say goodbye"
+
+
+def test_failed_edits_are_reflected_back_and_fixed(root: Path) -> None:
+    wrong = block('    return "hallo"\n', '    return "bye"\n')
+    right = block('    return "hello"\n', '    return "bye"\n')
+    chat = session(root, [wrong, right])
+    outcome = chat.turn("say bye")
+    assert not outcome.failed
+    reflection = chat.model.requests[1].messages[-1].content
+    assert "was not found in hello.py" in reflection
+    assert 'return "hello"' in reflection  # the closest real lines
+    assert "bye" in (root / "hello.py").read_text()
+
+
+def test_reflections_stop_at_the_limit_and_unkept_edits_are_undone(root: Path) -> None:
+    good = block('    return "hello"\n', '    return "hi"\n')
+    bad = block("nothing like this\n", "x\n")
+    chat = session(root, [good + bad, bad, bad], max_reflections=2)
+    outcome = chat.turn("change it")
+    assert outcome.failed and len(chat.model.requests) == 3
+    assert (root / "hello.py").read_text() == HELLO  # not a terminal: not kept
+    assert git(root, "log", "--format=%s").splitlines() == ["start"]
+
+
+def test_kept_partial_edits_are_committed(root: Path) -> None:
+    good = block('    return "hello"\n', '    return "hi"\n')
+    bad = block("nothing like this\n", "x\n")
+    chat = session(root, [good + bad, bad], max_reflections=1, yes=True)
+    outcome = chat.turn("change it")
+    assert outcome.failed and outcome.commits
+    assert "hi" in (root / "hello.py").read_text()
+
+
+def test_interrupted_reply_is_kept_in_history_and_nothing_applies(root: Path) -> None:
+    partial = Completion(
+        text=block('    return "hello"\n', '    return "x"\n')[:30], interrupted=True
+    )
+    chat = session(root, [partial])
+    outcome = chat.turn("go")
+    assert outcome.interrupted
+    assert chat.history[-1].content == partial.text
+    assert (root / "hello.py").read_text() == HELLO
+
+
+def test_file_named_by_the_model_is_added_when_the_user_agrees(root: Path) -> None:
+    (root / "other.py").write_text("X = 1\n")
+    git(root, "add", "other.py")
+    git(root, "commit", "-qm", "other")
+    reply = block('    return "hello"\n', '    return "hey"\n') + block(
+        "X = 1\n", "X = 2\n", "other.py"
+    )
+    chat = session(root, [reply], yes=True)
+    outcome = chat.turn("both")
+    assert outcome.changed == ("hello.py", "other.py")
+    assert chat.files == ["hello.py", "other.py"]
+
+
+def test_users_uncommitted_changes_are_committed_first(root: Path) -> None:
+    (root / "hello.py").write_text("# mine\n" + HELLO)
+    chat = session(root, [block('    return "hello"\n', '    return "hey"\n')])
+    chat.turn("hey")
+    subjects = git(root, "log", "--format=%s").splitlines()
+    assert subjects[1] == "coder: save uncommitted changes to hello.py"
+
+
+def test_function_format_sends_the_tool_and_reads_the_call(root: Path) -> None:
+    edit = {
+        "path": "hello.py",
+        "original_lines": ['    return "hello"'],
+        "updated_lines": ["    return 1"],
+    }
+    args = json.dumps({"explanation": "x", "edits": [edit]})
+    reply = Completion(tool_calls=(ToolCall("replace_lines", args),), usage=Usage(10, 5, 0.001))
+    chat = session(root, [reply], fmt="diff-func")
+    chat.turn("return 1")
+    assert chat.model.requests[0].tools[0]["function"]["name"] == "replace_lines"
+    assert "return 1" in (root / "hello.py").read_text()
+    assert chat.usage == Usage(10, 5, 0.001)
+
+
+def test_dry_run_writes_nothing(root: Path) -> None:
+    chat = session(root, [block('    return "hello"\n', '    return "x"\n')], dry_run=True)
+    chat.turn("x")
+    assert (root / "hello.py").read_text() == HELLO

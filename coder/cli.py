@@ -1,8 +1,8 @@
 """The `coder` command line.
 
-`coder --apply REPLY --edit-format FMT [--yes] [--no-auto-commits] [--dry-run] FILE...` applies a
-saved reply to FILE... with no model. Exit status: 0 every edit applied, 1 an edit failed
-(nothing was written), 2 usage errors.
+`coder FILE...` opens a chat about FILE...; `-m TEXT` runs one request and exits (status 0 only
+when the requested edit was applied). `coder --apply REPLY --edit-format FMT FILE...` applies a
+saved reply with no model. Exit status 2 is for usage errors.
 """
 
 from __future__ import annotations
@@ -19,52 +19,68 @@ EXIT_USAGE = 2
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of `coder`."""
-    parser = argparse.ArgumentParser(
+    """The argument parser of `coder`; every setting defaults to None so that the config file
+    and environment can supply it."""
+    p = argparse.ArgumentParser(
         prog="coder",
-        description="Apply a language model's edits to the files of a git repository.",
+        description="Ask a language model to edit the files of a git repository.",
     )
-    parser.add_argument("files", nargs="*", metavar="FILE", help="files in the chat")
-    parser.add_argument("--apply", metavar="REPLY", help="apply a saved reply, with no model")
-    parser.add_argument("--edit-format", default="diff", help="edit format of the reply")
-    parser.add_argument("--yes", "--yes-always", action="store_true", help="answer yes")
-    parser.add_argument(
-        "--no-auto-commits", dest="auto_commits", action="store_false", help="do not commit"
-    )
-    parser.add_argument("--dry-run", action="store_true", help="show the diff, write nothing")
-    return parser
+    p.add_argument("files", nargs="*", metavar="FILE", help="files to put in the chat")
+    p.add_argument("--model", help="model name or alias (sonnet, 4o, ...)")
+    p.add_argument("--weak-model", help="model for commit messages (default: --model)")
+    p.add_argument("--api-base", help="URL of an OpenAI-compatible server")
+    p.add_argument("--edit-format", help="how the model writes edits (default: diff)")
+    p.add_argument("--max-reflections", type=int, help="retries of failed edits (default: 3)")
+    p.add_argument("--read", action="append", metavar="FILE", help="add FILE read-only")
+    p.add_argument("--test-cmd", help="the command /test runs")
+    p.add_argument("--timeout", type=float, help="seconds to wait for a reply")
+    p.add_argument("-m", "--message", help="run one request and exit")
+    p.add_argument("--message-file", type=Path, help="run the request in this file and exit")
+    p.add_argument("--yes", "--yes-always", action="store_const", const=True, help="answer yes")
+    p.add_argument("--no-auto-commits", dest="auto_commits", action="store_const", const=False)
+    p.add_argument("--dry-run", action="store_const", const=True, help="write nothing")
+    p.add_argument("--no-git", dest="git", action="store_const", const=False, help="no git")
+    p.add_argument("--no-stream", dest="stream", action="store_const", const=False)
+    p.add_argument("--no-pretty", dest="pretty", action="store_const", const=False)
+    p.add_argument("--exit", action="store_true", help="start, print the banner, and exit")
+    p.add_argument("--apply", metavar="REPLY", help="apply a saved reply, with no model")
+    return p
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    args = build_parser().parse_args(argv)
     from coder.terminal import Terminal
 
-    terminal = Terminal(color=color)
-    if not args.apply:
-        terminal.error("coder: the interactive chat is not available yet; use --apply REPLY")
-        return EXIT_USAGE
-    from coder import offline
-
-    options = offline.ApplyOptions(
-        reply=Path(args.apply),
-        edit_format=args.edit_format,
-        files=tuple(args.files),
-        yes=args.yes,
-        auto_commits=args.auto_commits,
-        dry_run=args.dry_run,
-        color=color,
-    )
+    color = sys.stdout.isatty() and "NO_COLOR" not in os.environ and args.pretty is not False
+    terminal = Terminal(color=color, yes=bool(args.yes), interactive=sys.stdin.isatty())
     try:
-        return offline.run(options, terminal)
+        if args.apply:
+            return _apply(args, terminal, color)
+        from coder import startup
+
+        return startup.run(args, terminal, dict(os.environ))
     except UsageError as exc:
         terminal.error(f"coder: {exc}")
         return EXIT_USAGE
     except CoderError as exc:
         terminal.error(f"coder: {exc}")
-        return offline.EXIT_FAILED
+        return 1
+
+
+def _apply(args: argparse.Namespace, terminal, color: bool) -> int:
+    from coder import offline
+
+    options = offline.ApplyOptions(
+        reply=Path(args.apply),
+        edit_format=args.edit_format or "diff",
+        files=tuple(args.files),
+        yes=bool(args.yes),
+        auto_commits=args.auto_commits is not False,
+        dry_run=bool(args.dry_run),
+        color=color,
+    )
+    return offline.run(options, terminal)
 
 
 if __name__ == "__main__":

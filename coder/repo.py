@@ -117,6 +117,43 @@ class Repo:
         base = self.head() or self._git("hash-object", "-t", "tree", os.devnull).strip()
         return self._git("diff", "--no-color", "--no-ext-diff", base, "--", *paths)
 
+    def files(self) -> list[str]:
+        """The tracked files and the untracked ones that are not ignored."""
+        return self._names("ls-files", "--cached", "--others", "--exclude-standard")
+
+    def show(self, sha: str) -> str:
+        """The changes of commit sha, as a unified diff."""
+        return self._git("show", "--no-color", "--no-ext-diff", "--format=%h %s%n", sha)
+
+    def undo(self, sha: str) -> list[str]:
+        """Take back commit sha, which must be HEAD: its files return to the previous commit.
+
+        Refused (GitError) when it is not safe: sha is not HEAD, is a merge or the first
+        commit, is already on a remote branch, or its files have changed since.
+        """
+        head = self.head()
+        if head != sha:
+            raise GitError(f"{sha[:7]} is no longer the last commit, so it is not undone")
+        parents = self._git("rev-list", "--parents", "-n", "1", sha).split()[1:]
+        if len(parents) != 1:
+            raise GitError(f"{sha[:7]} is a merge or the first commit: undo it with git itself")
+        if self._git("branch", "--remotes", "--contains", sha).strip():
+            raise GitError(f"{sha[:7]} has been pushed: undo it with git revert")
+        files = self._names("diff-tree", "--no-commit-id", "--name-only", "-r", sha)
+        changed = self.dirty(files)
+        if changed:
+            raise GitError(f"{', '.join(changed)} changed since {sha[:7]}: commit or discard first")
+        self._git("reset", "--soft", "--quiet", parents[0])
+        earlier = set(self._names("ls-tree", "-r", "--name-only", parents[0], "--", *files))
+        for path in files:
+            if path in earlier:
+                self._git("restore", "--source", parents[0], "--staged", "--worktree", "--", path)
+            else:
+                self._git("rm", "--cached", "--quiet", "--", path)
+                with contextlib.suppress(FileNotFoundError):
+                    (self.root / path).unlink()
+        return files
+
     def _untracked(self, paths: list[str]) -> list[str]:
         """Those of paths that exist, are not tracked and are not ignored."""
         return self._names("ls-files", "--others", "--exclude-standard", "--", *paths)

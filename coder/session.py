@@ -90,14 +90,14 @@ class Session:
 
     def ask(self, question: str) -> Completion:
         """A question about the code: no edits are parsed or applied."""
-        files, read_only = self._contents()
+        files, read_only = self.contents()
         messages = prompt.build(self.fmt, files, read_only, self.history, question, ask=True)
         completion = self._call(Request(messages))
         self.history += [Message("user", question), _assistant(completion)]
         return completion
 
     def _request(self, message: str) -> Completion:
-        files, read_only = self._contents()
+        files, read_only = self.contents()
         messages = prompt.build(self.fmt, files, read_only, self.history, message)
         tools = (self.fmt.tool,) if self.fmt.tool else ()
         return self._call(Request(messages, tools=tools))
@@ -112,7 +112,11 @@ class Session:
         self.terminal.say(_usage_line(completion.usage, self.usage))
         return completion
 
-    def _contents(self) -> tuple[dict[str, str], dict[str, str]]:
+    def history_note(self, text: str) -> None:
+        """Put text (a command's output, say) into the conversation for the next request."""
+        self.history += [Message("user", text), Message("assistant", "Ok.")]
+
+    def contents(self) -> tuple[dict[str, str], dict[str, str]]:
         """The chat files as they are on disk now: re-read every turn."""
         files = {p: self.ws.read(p).text for p in self.files}
         read_only = {p: self.ws.read(p).text for p in self.read_only}

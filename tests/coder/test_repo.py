@@ -206,3 +206,28 @@ def test_diff(tmp_path: Path, repo: Repo) -> None:
     (tmp_path / "a.py").write_text("b\n")
     assert "-a\n+b\n" in repo.diff(["a.py"])
     assert repo.diff([]) == ""
+
+
+def test_undo_restores_the_previous_commit_and_refuses_when_unsafe(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "config", "user.name", "Test")
+    git(tmp_path, "config", "user.email", "test@example.com")
+    repo = Repo.find(tmp_path)
+    (tmp_path / "a.py").write_text("one\n")
+    first = repo.commit(["a.py"], "first")
+    with pytest.raises(GitError, match="first commit"):
+        repo.undo(first)
+    (tmp_path / "a.py").write_text("two\n")
+    (tmp_path / "new.py").write_text("new\n")
+    second = repo.commit(["a.py", "new.py"], "second")
+    (tmp_path / "a.py").write_text("three\n")
+    with pytest.raises(GitError, match="changed since"):
+        repo.undo(second)
+    (tmp_path / "a.py").write_text("two\n")
+    assert sorted(repo.undo(second)) == ["a.py", "new.py"]
+    assert repo.head() == first
+    assert (tmp_path / "a.py").read_text() == "one\n"
+    assert not (tmp_path / "new.py").exists()
+    assert git(tmp_path, "status", "--porcelain") == ""
+    with pytest.raises(GitError, match="no longer the last commit"):
+        repo.undo(second)

@@ -1,0 +1,116 @@
+"""Settings, built once at the edge: defaults < ~/.coder.conf.yml < <repo>/.coder.conf.yml <
+CODER_* environment variables < command-line flags. Nothing else reads the environment."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from coder.errors import UsageError
+
+CONFIG_NAME = ".coder.conf.yml"
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything a chat can be told, with its default."""
+
+    model: str = "gpt-4o"
+    """The main model: a litellm name or a short alias."""
+    weak_model: str | None = None
+    """The model that writes commit messages; the main model when not set."""
+    api_base: str | None = None
+    """The server of an OpenAI-compatible or local model."""
+    edit_format: str = "diff"
+    """How the model writes its edits."""
+    max_reflections: int = 3
+    """How often failed edits go back to the model in one turn."""
+    auto_commits: bool = True
+    """Commit every change coder makes."""
+    dry_run: bool = False
+    """Show the diffs and write nothing."""
+    yes: bool = False
+    """Answer yes to every question."""
+    git: bool = True
+    """Use git; with False, coder edits without commits or /undo."""
+    stream: bool = True
+    """Show the reply as it arrives."""
+    pretty: bool = True
+    """Colors and markdown, when the output is a terminal."""
+    test_cmd: str | None = None
+    """The command /test runs."""
+    read: tuple[str, ...] = ()
+    """Files added read-only at start."""
+    timeout: float = 600.0
+    """Seconds to wait for a model's reply."""
+
+
+_KINDS = {f.name: f.type for f in fields(Config)}
+
+
+def load(
+    home: Path | None,
+    repo_root: Path | None,
+    environ: Mapping[str, str],
+    flags: Mapping[str, object],
+) -> Config:
+    """The settings from every source, later ones winning; UsageError names a bad value."""
+    values: dict[str, object] = {}
+    for folder in (home, repo_root):
+        if folder is not None and (folder / CONFIG_NAME).is_file():
+            values.update(_from_file(folder / CONFIG_NAME))
+    for key, raw in environ.items():
+        if key.startswith("CODER_"):
+            name = key[len("CODER_") :].lower()
+            if name in _KINDS:
+                values[name] = _convert(name, raw, key)
+    values.update({k: v for k, v in flags.items() if v is not None and k in _KINDS})
+    return dataclasses.replace(Config(), **values)
+
+
+def _from_file(path: Path) -> dict[str, object]:
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{path} must hold a mapping of settings")
+    values = {}
+    for key, raw in data.items():
+        name = str(key).replace("-", "_")
+        if name not in _KINDS:
+            valid = ", ".join(k.replace("_", "-") for k in _KINDS)
+            raise UsageError(f"{path}: unknown setting {key!r}; valid ones: {valid}")
+        values[name] = _convert(name, raw, f"{path}: {key}")
+    return values
+
+
+def _convert(name: str, raw: object, where: str) -> object:
+    kind = str(_KINDS[name])
+    if "bool" in kind:
+        if isinstance(raw, bool):
+            return raw
+        text = str(raw).strip().lower()
+        if text in ("1", "true", "yes", "on"):
+            return True
+        if text in ("0", "false", "no", "off"):
+            return False
+        raise UsageError(f"{where} must be true or false, not {raw!r}")
+    if "int" in kind:
+        try:
+            return int(raw)
+        except (TypeError, ValueError):
+            raise UsageError(f"{where} must be a whole number, not {raw!r}") from None
+    if "float" in kind:
+        try:
+            return float(raw)
+        except (TypeError, ValueError):
+            raise UsageError(f"{where} must be a number, not {raw!r}") from None
+    if "tuple" in kind:
+        items = raw if isinstance(raw, list) else str(raw).split(",")
+        return tuple(str(i).strip() for i in items if str(i).strip())
+    return None if raw is None else str(raw)

@@ -1,0 +1,128 @@
+"""Starting a chat: settings, repository, files, model; then one request or the prompt."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from pathlib import Path
+
+from coder import config as settings
+from coder.errors import PathError, UsageError
+from coder.repo import Repo
+from coder.session import Session, SessionConfig
+from coder.terminal import Terminal
+from coder.workspace import Workspace
+
+EXIT_OK, EXIT_FAILED = 0, 1
+
+
+def run(args: argparse.Namespace, terminal: Terminal, environ: Mapping[str, str]) -> int:
+    """Open the chat described by args; returns the exit status."""
+    cwd = Path.cwd()
+    repo = Repo.find(cwd) if args.git is not False else None
+    flags = {k: v for k, v in vars(args).items() if k not in ("files", "message", "apply")}
+    flags["read"] = tuple(args.read) if args.read else None
+    home = Path(environ["HOME"]) if environ.get("HOME") else None
+    config = settings.load(home, repo.root if repo else None, environ, flags)
+    terminal.yes = config.yes
+    if repo is None and config.git:
+        repo = _offer_git_init(cwd, terminal)
+    ws = Workspace(repo.root if repo else cwd)
+    _load_dotenv(ws.root, environ)
+    session = _session(config, ws, repo, terminal, args.files)
+    terminal.say(_banner(session, config))
+    if args.exit:
+        return EXIT_OK
+    message = _message(args)
+    if message is not None:
+        from coder.errors import ModelError
+
+        try:
+            outcome = session.turn(message)
+        except ModelError as exc:
+            terminal.error(f"coder: {exc}")
+            return EXIT_FAILED
+        return EXIT_OK if outcome.changed and not outcome.failed else EXIT_FAILED
+    from coder import repl
+
+    chat = repl.Chat(session, terminal, config, lambda name: _model(config, name, terminal))
+    repl.loop(chat)
+    return EXIT_OK
+
+
+def _session(config, ws: Workspace, repo: Repo | None, terminal: Terminal, files) -> Session:
+    from editformats import get_format
+
+    try:
+        fmt = get_format(config.edit_format)
+    except KeyError as exc:
+        raise UsageError(exc.args[0]) from None
+    try:
+        chat_files = [ws.relative(name) for name in files]
+        read_only = [ws.relative(name) for name in config.read]
+    except PathError as exc:
+        raise UsageError(str(exc)) from None
+    weak = _model(config, config.weak_model, terminal) if config.weak_model else None
+    return Session(
+        model=_model(config, config.model, terminal),
+        fmt=fmt,
+        ws=ws,
+        repo=repo,
+        terminal=terminal,
+        config=SessionConfig(
+            max_reflections=config.max_reflections,
+            auto_commits=config.auto_commits and repo is not None,
+            dry_run=config.dry_run,
+        ),
+        weak_model=weak,
+        files=chat_files,
+        read_only=read_only,
+    )
+
+
+def _model(config, name: str, terminal: Terminal):
+    from coder.llm import LiteLLMModel, ModelSettings
+
+    model_settings = ModelSettings(name=name, api_base=config.api_base, timeout=config.timeout)
+    return LiteLLMModel(model_settings, on_retry=terminal.error)
+
+
+def _offer_git_init(cwd: Path, terminal: Terminal) -> Repo | None:
+    if terminal.confirm(f"{cwd} is not a git repository. Create one?", default=False):
+        return Repo.init(cwd)
+    terminal.say("Working without git: no commits, no /undo.")
+    return None
+
+
+def _banner(session: Session, config) -> str:
+    where = f"git repo {session.repo.root}" if session.repo else f"{session.ws.root} (no git)"
+    files = ", ".join(session.files) or "none (/add some)"
+    return (
+        f"coder: model {session.model.name}, edit format {session.fmt.name}, {where}\n"
+        f"Files in the chat: {files}. /help lists the commands."
+    )
+
+
+def _message(args: argparse.Namespace) -> str | None:
+    if args.message is not None:
+        return args.message
+    if args.message_file is not None:
+        try:
+            return args.message_file.read_text()
+        except OSError as exc:
+            raise UsageError(f"cannot read {args.message_file}: {exc.strerror}") from None
+    return None
+
+
+def _load_dotenv(root: Path, environ: Mapping[str, str]) -> None:
+    """Provider keys from a .env file at the repository root; the environment wins."""
+    import os
+
+    path = root / ".env"
+    if not path.is_file():
+        return
+    for line in path.read_text(errors="replace").splitlines():
+        key, sep, value = line.strip().removeprefix("export ").partition("=")
+        key = key.strip()
+        if sep and key and not key.startswith("#") and key not in environ:
+            os.environ[key] = value.strip().strip("'\"")

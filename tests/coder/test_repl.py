@@ -1,0 +1,101 @@
+"""The prompt, driven through prompt-toolkit's pipe input, with a scripted model."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from coder import commands, repl
+from coder.config import Config
+from coder.model import ScriptedModel
+from coder.repo import Repo
+from coder.session import Session
+from coder.terminal import Terminal
+from coder.workspace import Workspace
+from editformats import get_format
+
+HELLO = 'def greet():\n    return "hello"\n'
+REPLY = 'hello.py\n```python\n<<<<<<< SEARCH\n    return "hello"\n=======\n    return "hi"\n>>>>>>> REPLACE\n```\n'
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout
+
+
+@pytest.fixture
+def chat(tmp_path: Path) -> repl.Chat:
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "config", "user.name", "Test")
+    git(tmp_path, "config", "user.email", "test@example.com")
+    (tmp_path / "hello.py").write_text(HELLO)
+    (tmp_path / "other.py").write_text("X = 1\n")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "start")
+    out = io.StringIO()
+    terminal = Terminal(out=out, err=out)
+    session = Session(
+        model=ScriptedModel([REPLY]),
+        fmt=get_format("diff"),
+        ws=Workspace(tmp_path),
+        repo=Repo.find(tmp_path),
+        terminal=terminal,
+        weak_model=ScriptedModel(["Say hi"]),
+    )
+    return repl.Chat(session, terminal, Config(), lambda name: ScriptedModel([], name=name))
+
+
+def drive(chat: repl.Chat, keys: str) -> str:
+    with create_pipe_input() as pipe:
+        pipe.send_text(keys)
+        repl.loop(chat, prompt_input=pipe, prompt_output=DummyOutput())
+    return chat.terminal.out.getvalue()
+
+
+def test_add_turn_undo_and_exit(chat: repl.Chat) -> None:
+    root = chat.session.ws.root
+    out = drive(chat, "/add hello.py\n/ls\nsay hi\n/undo\n/exit\n")
+    assert "Added hello.py to the chat." in out
+    assert "  hello.py" in out
+    assert "Committed" in out and "Undone: hello.py" in out
+    assert (root / "hello.py").read_text() == HELLO
+    assert git(root, "log", "--format=%s").splitlines() == ["start"]
+
+
+def test_ctrl_d_leaves(chat: repl.Chat) -> None:
+    assert "hello.py" not in drive(chat, "/ls\n\x04")
+
+
+def test_errors_are_shown_and_the_chat_goes_on(chat: repl.Chat) -> None:
+    out = drive(chat, "/nosuch\n/add ../x.py\n/help\n/exit\n")
+    assert "unknown command /nosuch" in out
+    assert "outside the repository" in out
+    for name in commands.COMMANDS:
+        assert f"/{name}" in out
+
+
+def test_every_issue_command_is_registered() -> None:
+    wanted = "add drop read-only ls diff undo commit run test ask model edit-format tokens clear reset help exit"
+    assert set(wanted.split()) <= set(commands.COMMANDS)
+
+
+def test_commands_change_the_session(chat: repl.Chat) -> None:
+    out = drive(
+        chat, "/add *.py\n/read-only other.py\n/edit-format whole\n/model other\n/drop\n/exit\n"
+    )
+    assert chat.session.fmt.name == "whole"
+    assert chat.session.model.name == "other"
+    assert chat.session.files == [] and chat.session.read_only == []
+    assert "Added other.py read-only." in out
+
+
+def test_run_offers_output_to_the_chat(chat: repl.Chat) -> None:
+    chat.terminal.yes = True
+    drive(chat, "!echo hello-from-shell\n/exit\n")
+    assert "hello-from-shell" in chat.session.history[-2].content

@@ -20,7 +20,10 @@ from coder.workspace import Workspace
 from editformats import get_format
 
 HELLO = 'def greet():\n    return "hello"\n'
-REPLY = 'hello.py\n```python\n<<<<<<< SEARCH\n    return "hello"\n=======\n    return "hi"\n>>>>>>> REPLACE\n```\n'
+REPLY = (
+    'hello.py\n```python\n<<<<<<< SEARCH\n    return "hello"\n=======\n    return "hi"\n'
+    ">>>>>>> REPLACE\n```\n"
+)
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -81,7 +84,10 @@ def test_errors_are_shown_and_the_chat_goes_on(chat: repl.Chat) -> None:
 
 
 def test_every_issue_command_is_registered() -> None:
-    wanted = "add drop read-only ls diff undo commit run test ask model edit-format tokens clear reset help exit"
+    wanted = (
+        "add drop read-only ls diff undo commit run test ask model edit-format tokens clear reset"
+        " help exit"
+    )
     assert set(wanted.split()) <= set(commands.COMMANDS)
 
 

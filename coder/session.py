@@ -6,6 +6,7 @@ build messages -> model -> parse -> apply -> write -> commit -> reflect on failu
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from coder import editing, prompt
 from coder.model import Completion, Message, Model, Request, Usage
@@ -60,6 +61,8 @@ class Session:
     usage: Usage = field(default_factory=Usage)
     commits: list[str] = field(default_factory=list)
     """Commits coder made in this session, oldest first (for /undo)."""
+    transcript: Path | None = None
+    """A markdown file to which every message of the chat is appended."""
 
     def turn(self, text: str) -> TurnOutcome:
         """Answer one request: ask the model, apply its edits, reflect on failures, commit."""
@@ -67,7 +70,7 @@ class Session:
         message = text
         for attempt in range(self.config.max_reflections + 1):
             completion = self._request(message)
-            self.history += [Message("user", message), _assistant(completion)]
+            self._remember(Message("user", message), _assistant(completion))
             if completion.interrupted:
                 self.terminal.say("Interrupted: the partial reply was kept, nothing applied.")
                 return TurnOutcome(interrupted=True)
@@ -93,7 +96,7 @@ class Session:
         files, read_only = self.contents()
         messages = prompt.build(self.fmt, files, read_only, self.history, question, ask=True)
         completion = self._call(Request(messages))
-        self.history += [Message("user", question), _assistant(completion)]
+        self._remember(Message("user", question), _assistant(completion))
         return completion
 
     def _request(self, message: str) -> Completion:
@@ -114,7 +117,17 @@ class Session:
 
     def history_note(self, text: str) -> None:
         """Put text (a command's output, say) into the conversation for the next request."""
-        self.history += [Message("user", text), Message("assistant", "Ok.")]
+        self._remember(Message("user", text), Message("assistant", "Ok."))
+
+    def _remember(self, *messages: Message) -> None:
+        """Add messages to the history, and to the transcript file when there is one."""
+        self.history += messages
+        if self.transcript is None:
+            return
+        with self.transcript.open("a", encoding="utf-8") as log:
+            for m in messages:
+                calls = "".join(f"\n\n{c.name}({c.arguments})" for c in m.tool_calls)
+                log.write(f"#### {m.role}\n\n{m.content}{calls}\n\n")
 
     def contents(self) -> tuple[dict[str, str], dict[str, str]]:
         """The chat files as they are on disk now: re-read every turn."""

@@ -14,6 +14,8 @@ from coder.terminal import Terminal
 from coder.workspace import Workspace
 
 EXIT_OK, EXIT_FAILED = 0, 1
+TRANSCRIPT = ".coder.chat.history.md"
+"""Every chat is appended to this file at the repository root."""
 
 
 def run(args: argparse.Namespace, terminal: Terminal, environ: Mapping[str, str]) -> int:
@@ -77,6 +79,7 @@ def _session(config, ws: Workspace, repo: Repo | None, terminal: Terminal, files
         weak_model=weak,
         files=chat_files,
         read_only=read_only,
+        transcript=ws.root / TRANSCRIPT,
     )
 
 

@@ -27,6 +27,7 @@ class Terminal:
         self.yes = yes
         self.interactive = interactive
         self._streaming = False
+        self._markdown: _MarkdownStream | None = None
 
     def say(self, text: str) -> None:
         """A line of normal output."""
@@ -39,18 +40,26 @@ class Terminal:
     def start_reply(self) -> None:
         """A model's reply begins streaming."""
         self._streaming = True
+        self._markdown = _MarkdownStream(self.out) if self.color else None
 
     def stream(self, text: str) -> None:
-        """A piece of a streaming reply, printed once as it arrives."""
+        """A piece of a streaming reply. With colors it is shown as markdown one finished
+        block at a time, so that nothing printed is ever printed again."""
+        if self._markdown is not None:
+            self._markdown.feed(text)
+            return
         self.out.write(text)
         self.out.flush()
 
     def end_reply(self) -> None:
-        """The reply is complete (or was cut off): end its last line."""
-        if self._streaming:
+        """The reply is complete (or was cut off): show the rest and end its last line."""
+        if self._markdown is not None:
+            self._markdown.close()
+        elif self._streaming:
             self.out.write("\n")
             self.out.flush()
         self._streaming = False
+        self._markdown = None
 
     def diff(self, text: str) -> None:
         """A unified diff, colored when colors are on."""
@@ -82,3 +91,49 @@ class Terminal:
 
     def _paint(self, text: str, code: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
+
+
+class _MarkdownStream:
+    """Renders streamed markdown with rich, each block once it can no longer change: a
+    paragraph at its blank line, a code block at its closing fence."""
+
+    def __init__(self, out: TextIO):
+        from rich.console import Console
+
+        self.console = Console(file=out, highlight=False)
+        self.lines: list[str] = []
+        self.partial = ""
+        self.fence: str | None = None
+
+    def feed(self, text: str) -> None:
+        self.partial += text
+        while "\n" in self.partial:
+            line, self.partial = self.partial.split("\n", 1)
+            self.lines.append(line)
+            if self._ends_block(line):
+                self._render(self.lines)
+                self.lines = []
+
+    def close(self) -> None:
+        self._render(self.lines + [self.partial])
+        self.lines, self.partial = [], ""
+
+    def _ends_block(self, line: str) -> bool:
+        stripped = line.strip()
+        if self.fence is None:
+            if stripped.startswith(("```", "~~~")):
+                self.fence = stripped[:3]
+                return False
+            return not stripped
+        if stripped == self.fence or (stripped.startswith(self.fence) and not stripped[3:].strip()):
+            self.fence = None
+            return True
+        return False
+
+    def _render(self, lines: list[str]) -> None:
+        from rich.markdown import Markdown
+
+        text = "\n".join(lines).strip("\n")
+        if text.strip():
+            self.console.print(Markdown(text, code_theme="monokai"))
+            self.console.print()

@@ -148,3 +148,11 @@ def test_dry_run_writes_nothing(root: Path) -> None:
     chat = session(root, [block('    return "hello"\n', '    return "x"\n')], dry_run=True)
     chat.turn("x")
     assert (root / "hello.py").read_text() == HELLO
+
+
+def test_transcript_records_the_chat(root: Path) -> None:
+    chat = session(root, [block('    return "hello"\n', '    return "x"\n')])
+    chat.transcript = root / ".coder.chat.history.md"
+    chat.turn("make it x")
+    log = chat.transcript.read_text()
+    assert "#### user\n\nmake it x" in log and "<<<<<<< SEARCH" in log

@@ -31,6 +31,8 @@ class SessionConfig:
     """Commit every change coder makes (and the user's own changes to those files first)."""
     dry_run: bool = False
     """Show diffs but never write."""
+    stream: bool = True
+    """Show the reply while it arrives, rather than once it is complete."""
 
 
 @dataclass(frozen=True)
@@ -108,7 +110,10 @@ class Session:
     def _call(self, request: Request) -> Completion:
         self.terminal.start_reply()
         try:
-            completion = self.model.complete(request, on_text=self.terminal.stream)
+            on_text = self.terminal.stream if self.config.stream else None
+            completion = self.model.complete(request, on_text=on_text)
+            if not self.config.stream:
+                self.terminal.stream(completion.text)
         finally:
             self.terminal.end_reply()
         self.usage = _add(self.usage, completion.usage)

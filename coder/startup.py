@@ -8,7 +8,7 @@ from pathlib import Path
 
 from coder import config as settings
 from coder.errors import PathError, UsageError
-from coder.repo import Repo
+from coder.repo import NO_IDENTITY, Repo
 from coder.session import Session, SessionConfig
 from coder.terminal import Terminal
 from coder.workspace import Workspace
@@ -29,6 +29,8 @@ def run(args: argparse.Namespace, terminal: Terminal, environ: Mapping[str, str]
     terminal.yes = config.yes
     if repo is None and config.git:
         repo = _offer_git_init(cwd, terminal)
+    if repo is not None and config.auto_commits and not config.dry_run and not repo.has_identity():
+        raise UsageError(f"{NO_IDENTITY}; or pass --no-auto-commits")
     ws = Workspace(repo.root if repo else cwd)
     _load_dotenv(ws.root, environ)
     session = _session(config, ws, repo, terminal, args.files)
@@ -75,6 +77,7 @@ def _session(config, ws: Workspace, repo: Repo | None, terminal: Terminal, files
             max_reflections=config.max_reflections,
             auto_commits=config.auto_commits and repo is not None,
             dry_run=config.dry_run,
+            stream=config.stream,
         ),
         weak_model=weak,
         files=chat_files,

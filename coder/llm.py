@@ -151,7 +151,7 @@ class LiteLLMModel:
                 model=self.name, prompt_tokens=prompt, completion_tokens=completion
             )
             cost = sum(prices)
-        except Exception:
+        except Exception:  # litellm raises many kinds for a model without a known price
             cost = None
         return Usage(prompt, completion, cost)
 
@@ -159,7 +159,7 @@ class LiteLLMModel:
         """The model's input token limit, when litellm knows it."""
         try:
             return _litellm().get_model_info(self.name).get("max_input_tokens")
-        except Exception:
+        except Exception:  # litellm raises many kinds for a model it does not know
             return None
 
     def count_tokens(self, text: str) -> int:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from coder import editing, prompt
+from coder.errors import CoderError, PathError
 from coder.model import Completion, Message, Model, Request, Usage
 from coder.repo import Repo
 from coder.terminal import Terminal
@@ -157,7 +158,7 @@ class Session:
     def _exists(self, path: str) -> bool:
         try:
             return self.ws.read(path).exists
-        except Exception:
+        except PathError:
             return False
 
     def _write(self, proposal: editing.Proposal, before: dict[str, FileText]) -> None:
@@ -208,7 +209,7 @@ class Session:
         try:
             request = Request((Message("system", COMMIT_PROMPT), Message("user", diff[:20000])))
             line = model.complete(request).text.strip().strip("`\"'").splitlines()
-        except Exception:
+        except CoderError:
             return fallback
         return line[0][:100] if line and line[0].strip() else fallback
 

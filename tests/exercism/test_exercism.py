@@ -66,7 +66,8 @@ def test_the_tests_do_not_see_the_users_secrets(two_fer, monkeypatch) -> None:
     ex, work = two_fer
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
     (work / "two_fer.py").write_text(
-        "import os\n\ndef two_fer(name='you'):\n    return os.environ.get('OPENAI_API_KEY', 'none')\n"
+        "import os\n\ndef two_fer(name='you'):\n"
+        "    return os.environ.get('OPENAI_API_KEY', 'none')\n"
     )
     run = testrun.run_tests(ex, work)
     assert "sk-secret" not in run.output and "none" in run.output

@@ -5,6 +5,7 @@ build messages -> model -> parse -> apply -> write -> commit -> reflect on failu
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,6 +67,8 @@ class Session:
     """Commits coder made in this session, oldest first (for /undo)."""
     transcript: Path | None = None
     """A markdown file to which every message of the chat is appended."""
+    counts: Counter = field(default_factory=Counter)
+    """Malformed replies over the session: parse_errors, apply_failures, lazy, reflections."""
 
     def turn(self, text: str) -> TurnOutcome:
         """Answer one request: ask the model, apply its edits, reflect on failures, commit."""
@@ -81,7 +84,9 @@ class Session:
                 proposal = self._propose(completion)
             except ReplyError as exc:
                 message = str(exc)
+                self.counts["parse_errors"] += 1
                 self.terminal.error(f"The reply could not be read: {message}")
+                self._count_reflection(attempt)
                 continue
             if not proposal.result.applied and not proposal.result.failures:
                 return self._finish(before)
@@ -89,10 +94,16 @@ class Session:
             if proposal.result.ok:
                 return self._finish(before)
             message = feedback.failure_message(proposal.result, kept=not self.config.dry_run)
+            self.counts["apply_failures"] += 1
+            self.counts["lazy"] += sum("placeholder" in f.reason for f in proposal.result.failures)
             self.terminal.error(message)
-            if attempt < self.config.max_reflections:
-                self.terminal.say("Sending the failures back to the model.")
+            self._count_reflection(attempt)
         return self._give_up(before)
+
+    def _count_reflection(self, attempt: int) -> None:
+        if attempt < self.config.max_reflections:
+            self.counts["reflections"] += 1
+            self.terminal.say("Sending the problem back to the model.")
 
     def ask(self, question: str) -> Completion:
         """A question about the code: no edits are parsed or applied."""

@@ -1,0 +1,153 @@
+"""`benchmark --edit-format diff --model M`: run Exercism exercises against a model.
+
+Results go to one JSON file per exercise in a run folder named by date, model and format, so
+re-running the same command resumes. `benchmark --stats RUN...` compares finished runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import re
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from benchmark import report
+from benchmark.runner import ExerciseResult, RunSettings, run_exercise
+
+DEFAULT_EXERCISES = Path("..") / "shared" / "exercism-python" / "practice"
+FAKE_MODELS = ("oracle", "oracle-retry")
+"""Built-in scripted models: the reference solution at once, or only at the second try."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The benchmark's arguments."""
+    p = argparse.ArgumentParser(prog="benchmark", description=__doc__.splitlines()[0])
+    p.add_argument("--model", default="oracle", help="litellm model name, or oracle/oracle-retry")
+    p.add_argument("--api-base", help="URL of an OpenAI-compatible server")
+    p.add_argument("--edit-format", default="diff")
+    p.add_argument("--tries", type=int, default=2, help="attempts per exercise (default 2)")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--num-tests", type=int, help="run only the first N exercises")
+    p.add_argument("--keywords", help="comma-separated parts of exercise names to select")
+    p.add_argument("--exercises-dir", type=Path, default=DEFAULT_EXERCISES)
+    p.add_argument("--runs-dir", type=Path, default=Path("benchmark-runs"))
+    p.add_argument("--repeat", type=int, default=1, help="run everything N times")
+    p.add_argument("--test-timeout", type=float, default=60.0)
+    p.add_argument("--stats", nargs="+", type=Path, metavar="RUN", help="compare finished runs")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark command line; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    if args.stats:
+        from benchmark import stats
+
+        print(stats.compare(args.stats))
+        return 0
+    if not args.exercises_dir.is_dir():
+        print(
+            f"benchmark: no exercises at {args.exercises_dir}: pass --exercises-dir with a folder"
+            " of Exercism practice exercises (exercism/python's exercises/practice)",
+            file=sys.stderr,
+        )
+        return 2
+    from exercism import discover
+
+    keywords = tuple(k for k in (args.keywords or "").split(",") if k)
+    exercises = discover(args.exercises_dir, keywords, args.num_tests)
+    settings = RunSettings(args.edit_format, args.tries, test_timeout=args.test_timeout)
+    for repeat in range(1, args.repeat + 1):
+        folder = run_folder(args, repeat)
+        summary = run(exercises, args, settings, folder)
+        print(f"\n{folder}\n{report.table(summary)}")
+    return 0
+
+
+def run_folder(args: argparse.Namespace, repeat: int) -> Path:
+    """The run's folder: the same for the same command on the same day, so that it resumes."""
+    model = re.sub(r"[^\w.-]+", "-", args.model)
+    name = f"{datetime.date.today()}--{model}--{args.edit_format}"
+    return args.runs_dir / (name if args.repeat == 1 else f"{name}--r{repeat}")
+
+
+def run(exercises, args: argparse.Namespace, settings: RunSettings, folder: Path) -> dict:
+    """Run the exercises not yet done in folder, then write and return the summary."""
+    results_dir = folder / "results"
+    results_dir.mkdir(parents=True, exist_ok=True)
+    todo = [ex for ex in exercises if not (results_dir / f"{ex.name}.json").exists()]
+    with tempfile.TemporaryDirectory() as scratch, _progress(args.quiet, len(exercises)) as bar:
+        bar.advance(len(exercises) - len(todo))
+
+        def one(exercise):
+            make = _model_factory(args, exercise)
+            result = run_exercise(exercise, make, settings, Path(scratch) / exercise.name)
+            _save(results_dir / f"{exercise.name}.json", result)
+            bar.advance(1)
+
+        with ThreadPoolExecutor(max_workers=max(1, args.threads)) as pool:
+            list(pool.map(one, todo))
+    results = [json.loads((results_dir / f"{ex.name}.json").read_text()) for ex in exercises]
+    summary = report.summarize(results, len(exercises), settings.tries)
+    summary |= {"model": args.model, "edit_format": args.edit_format}
+    summary |= {"command": " ".join(["benchmark", *sys.argv[1:]]), "coder_commit": _commit()}
+    (folder / "summary.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+def _model_factory(args: argparse.Namespace, exercise):
+    if args.model in FAKE_MODELS:
+        from benchmark.oracle import oracle_factory
+
+        make = oracle_factory(wrong_first=args.model == "oracle-retry")
+        return lambda workdir: make(args.edit_format, workdir, exercise.example_solution())
+    from coder.llm import LiteLLMModel, ModelSettings
+
+    model = LiteLLMModel(ModelSettings(args.model, api_base=args.api_base))
+    return lambda workdir: model
+
+
+def _save(path: Path, result: ExerciseResult) -> None:
+    temp = path.with_suffix(".tmp")
+    temp.write_text(json.dumps(result.to_json(), indent=1))
+    temp.replace(path)
+
+
+def _commit() -> str | None:
+    from coder.repo import Repo
+
+    repo = Repo.find(Path(__file__).resolve().parent)
+    return repo.head() if repo else None
+
+
+class _progress:
+    """A rich progress bar (or nothing, when quiet) that threads may advance."""
+
+    def __init__(self, quiet: bool, total: int):
+        self.quiet, self.total = quiet, total
+
+    def __enter__(self):
+        if not self.quiet:
+            from rich.progress import Progress
+
+            self.bar = Progress(transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("exercises", total=self.total)
+        return self
+
+    def advance(self, n: int) -> None:
+        if not self.quiet and n:
+            self.bar.advance(self.task, n)
+
+    def __exit__(self, *exc) -> None:
+        if not self.quiet:
+            self.bar.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

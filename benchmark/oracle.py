@@ -1,0 +1,88 @@
+"""Scripted "oracle" models that answer an exercise with its reference solution, in any edit
+format: the proof that the harness counts right."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from coder.model import Completion, Request
+from editformats import ToolCall
+
+
+def reply_for(fmt: str, current: Mapping[str, str], wanted: Mapping[str, str]) -> Completion:
+    """A reply in format fmt that turns each current file text into the wanted one."""
+    if fmt == "whole-func":
+        files = [{"path": p, "content": t} for p, t in wanted.items()]
+        args = json.dumps({"explanation": "The solution.", "files": files})
+        return Completion(tool_calls=(ToolCall("write_file", args),))
+    if fmt == "diff-func":
+        edits = [
+            {"path": p, "original_lines": current[p], "updated_lines": t} for p, t in wanted.items()
+        ]
+        args = json.dumps({"explanation": "The solution.", "edits": edits})
+        return Completion(tool_calls=(ToolCall("replace_lines", args),))
+    parts = ["Here is the solution.\n"]
+    for path, text in wanted.items():
+        old = current[path]
+        if fmt in ("whole", "editor-whole"):
+            parts.append(f"{path}\n````python\n{_ends(text)}````\n")
+        elif fmt == "udiff":
+            minus = "".join(f"-{line}\n" for line in old.splitlines())
+            plus = "".join(f"+{line}\n" for line in text.splitlines())
+            parts.append(f"```diff\n--- {path}\n+++ {path}\n@@ ... @@\n{minus}{plus}```\n")
+        else:
+            block = f"<<<<<<< SEARCH\n{_ends(old)}=======\n{_ends(text)}>>>>>>> REPLACE\n"
+            head = f"````python\n{path}\n" if fmt.endswith("fenced") else f"{path}\n````python\n"
+            parts.append(f"{head}{block}````\n")
+    return Completion(text="\n".join(parts))
+
+
+def _ends(text: str) -> str:
+    return text if text.endswith("\n") else text + "\n"
+
+
+class OracleModel:
+    """Answers with the reference solution; with wrong_first, the first answer only adds a
+    comment to the stub, so that it fails its tests and the retry must fix it."""
+
+    def __init__(
+        self,
+        fmt: str,
+        read: Callable[[str], str],
+        solution: Mapping[str, str],
+        wrong_first: bool = False,
+        name: str = "oracle",
+    ):
+        self.name = name
+        self.fmt = fmt
+        self.read = read
+        self.solution = dict(solution)
+        self.wrong_first = wrong_first
+        self.calls = 0
+
+    def complete(self, request: Request, on_text=None) -> Completion:
+        """The next answer: a wrong one first when asked to, then the reference solution."""
+        self.calls += 1
+        current = {path: self.read(path) for path in self.solution}
+        if self.wrong_first and self.calls == 1:
+            wanted = {
+                p: _ends(t) + "# a first attempt that does nothing\n" for p, t in current.items()
+            }
+        else:
+            wanted = self.solution
+        completion = reply_for(self.fmt, current, wanted)
+        if on_text and completion.text:
+            on_text(completion.text)
+        return completion
+
+
+def oracle_factory(wrong_first: bool) -> Callable[[str, Path, Mapping[str, str]], OracleModel]:
+    """A factory making an oracle for one exercise's working folder and solution."""
+
+    def make(fmt: str, workdir: Path, solution: Mapping[str, str]) -> OracleModel:
+        name = "oracle-retry" if wrong_first else "oracle"
+        return OracleModel(fmt, lambda p: (workdir / p).read_text(), solution, wrong_first, name)
+
+    return make

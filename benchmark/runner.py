@@ -1,0 +1,134 @@
+"""One exercise against one model: the model edits the stubs through the chat's own turn
+loop, the tests run, and one retry (by default) gets the test errors."""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from benchmark.hashing import RecordingModel
+from coder.model import Model, transcript
+from coder.session import Session, SessionConfig
+from coder.terminal import Terminal
+from coder.workspace import Workspace
+from editformats import get_format
+from exercism import Exercise, copy_to, restore_tests, run_tests
+
+INSTRUCTIONS = """\
+{instructions}
+
+Implement the stubs in {files} so that they solve the exercise described above. Use only the
+Python standard library. Keep the names of the functions and classes in the stubs: they are
+what the unit tests call."""
+
+RETRY = (
+    "{output}\n\nSee the testing errors above. The tests are correct. "
+    "Fix the code in {files} to resolve the errors."
+)
+OUTPUT_LINES = 50
+"""How much of the cleaned test output the retry message shows."""
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """How every exercise of a run is attempted."""
+
+    edit_format: str = "diff"
+    tries: int = 2
+    """Attempts per exercise: the first, then retries with the test errors."""
+    max_reflections: int = 3
+    """Malformed replies sent back to the model within one attempt, as in the chat."""
+    test_timeout: float = 60.0
+
+
+@dataclass
+class ExerciseResult:
+    """Everything recorded about one exercise; saved as JSON."""
+
+    exercise: str
+    edit_format: str
+    model: str
+    tests_outcomes: list[bool] = field(default_factory=list)
+    """Whether the tests passed after each try."""
+    seconds: float = 0.0
+    test_seconds: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    parse_errors: int = 0
+    apply_failures: int = 0
+    reflections: int = 0
+    lazy_comments: int = 0
+    syntax_errors: int = 0
+    indentation_errors: int = 0
+    test_timeouts: int = 0
+    hashes: list[dict[str, str]] = field(default_factory=list)
+    error: str | None = None
+    """A model or harness failure that ended the exercise early."""
+    chat: str = ""
+
+    def to_json(self) -> dict:
+        """The result as a JSON-ready dict."""
+        return asdict(self)
+
+
+def run_exercise(
+    exercise: Exercise,
+    make_model: Callable[[Path], Model],
+    settings: RunSettings,
+    workdir: Path,
+) -> ExerciseResult:
+    """Attempt one exercise in workdir (which must not exist yet); never raises."""
+    began = time.perf_counter()
+    copy_to(exercise, workdir)
+    model = RecordingModel(make_model(workdir))
+    result = ExerciseResult(exercise.name, settings.edit_format, model.name)
+    session = Session(
+        model=model,
+        fmt=get_format(settings.edit_format),
+        ws=Workspace(workdir),
+        repo=None,
+        terminal=Terminal(out=io.StringIO(), err=io.StringIO()),
+        config=SessionConfig(max_reflections=settings.max_reflections, auto_commits=False),
+        files=list(exercise.solution_files),
+    )
+    files = ", ".join(exercise.solution_files)
+    message = INSTRUCTIONS.format(instructions=exercise.instructions, files=files)
+    try:
+        for _ in range(settings.tries):
+            session.turn(message)
+            restore_tests(exercise, workdir)
+            run = run_tests(exercise, workdir, settings.test_timeout)
+            _count_test_run(result, run)
+            if run.passed:
+                break
+            shown = "\n".join(run.output.splitlines()[:OUTPUT_LINES])
+            message = RETRY.format(output=shown, files=files)
+    except Exception as exc:  # the one place a run records any failure instead of stopping
+        result.error = f"{type(exc).__name__}: {exc}"
+    _fill(result, session, model, time.perf_counter() - began)
+    return result
+
+
+def _count_test_run(result: ExerciseResult, run) -> None:
+    result.tests_outcomes.append(run.passed)
+    result.test_seconds += run.seconds
+    result.test_timeouts += run.timed_out
+    result.indentation_errors += "IndentationError" in run.output
+    result.syntax_errors += "SyntaxError" in run.output and "IndentationError" not in run.output
+
+
+def _fill(result: ExerciseResult, session: Session, model: RecordingModel, seconds: float) -> None:
+    result.seconds = seconds
+    result.prompt_tokens = session.usage.prompt_tokens
+    result.completion_tokens = session.usage.completion_tokens
+    result.cost = session.usage.cost
+    result.parse_errors = session.counts["parse_errors"]
+    result.apply_failures = session.counts["apply_failures"]
+    result.reflections = session.counts["reflections"]
+    result.lazy_comments = session.counts["lazy"]
+    result.hashes = list(model.pairs)
+    result.chat = transcript(session.history)

@@ -1,0 +1,89 @@
+"""Comparing finished runs: their figures side by side, requests that got different replies,
+and a chart of pass rates per model and format with error bars from repeats."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import defaultdict
+from pathlib import Path
+
+
+def compare(runs: list[Path], chart: Path | None = None) -> str:
+    """A text report on the runs; the chart is written as PNG and SVG next to the first run."""
+    summaries = [(run, json.loads((run / "summary.json").read_text())) for run in runs]
+    lines = [_row("run", "model", "format", "pass 1", "pass last", "well-formed", "done")]
+    groups: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for run, s in summaries:
+        last = max(
+            int(k.split("_")[2]) for k in s if k.startswith("pass_rate_") and k[10:].isdigit()
+        )
+        final = s[f"pass_rate_{last}"]
+        groups[(s["model"], s["edit_format"])].append(final)
+        done = f"{s['completed']}/{s['selected']}"
+        lines.append(
+            _row(
+                run.name,
+                s["model"],
+                s["edit_format"],
+                s["pass_rate_1"],
+                final,
+                s["percent_well_formed"],
+                done,
+            )
+        )
+    lines += ["", "pass rate after the last try, mean ± stdev over repeats:"]
+    for (model, fmt), rates in sorted(groups.items()):
+        spread = statistics.stdev(rates) if len(rates) > 1 else 0.0
+        lines.append(
+            f"  {model} / {fmt}: {statistics.mean(rates):.1f} ± {spread:.1f} (n={len(rates)})"
+        )
+    lines += ["", _nondeterminism(runs)]
+    target = chart or runs[0].parent / "stats"
+    written = draw(groups, target)
+    lines.append(f"chart: {', '.join(str(p) for p in written)}")
+    return "\n".join(lines)
+
+
+def _row(*cells) -> str:
+    widths = (34, 24, 12, 8, 10, 12, 8)
+    return "".join(f"{str(c):<{w}}" for c, w in zip(cells, widths, strict=True)).rstrip()
+
+
+def _nondeterminism(runs: list[Path]) -> str:
+    """How many identical requests received different replies, across all the runs."""
+    replies: dict[str, set[str]] = defaultdict(set)
+    where: dict[str, str] = {}
+    for run in runs:
+        for path in sorted((run / "results").glob("*.json")):
+            for pair in json.loads(path.read_text()).get("hashes", []):
+                replies[pair["request"]].add(pair["reply"])
+                where.setdefault(pair["request"], path.stem)
+    varied = [h for h, r in replies.items() if len(r) > 1]
+    text = f"identical requests: {len(replies)}; with different replies: {len(varied)}"
+    if varied:
+        text += " (" + ", ".join(sorted({where[h] for h in varied})[:10]) + ")"
+    return text
+
+
+def draw(groups: dict[tuple[str, str], list[float]], target: Path) -> list[Path]:
+    """A bar chart of mean pass rates with stdev error bars, as target.png and target.svg."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = [f"{model}\n{fmt}" for model, fmt in sorted(groups)]
+    rates = [groups[key] for key in sorted(groups)]
+    means = [statistics.mean(r) for r in rates]
+    errors = [statistics.stdev(r) if len(r) > 1 else 0.0 for r in rates]
+    figure, axes = plt.subplots(figsize=(max(4, 1.4 * len(labels)), 4))
+    axes.bar(labels, means, yerr=errors, capsize=4, color="#4c72b0")
+    axes.set_ylabel("pass rate after the last try (%)")
+    axes.set_ylim(0, 100)
+    figure.tight_layout()
+    written = [target.with_suffix(".png"), target.with_suffix(".svg")]
+    for path in written:
+        figure.savefig(path)
+    plt.close(figure)
+    return written

@@ -44,8 +44,8 @@ def _ends(text: str) -> str:
 
 
 class OracleModel:
-    """Answers with the reference solution; with wrong_first, the first answer only adds a
-    comment to the stub, so that it fails its tests and the retry must fix it."""
+    """Answers with the reference solution; with wrong_first, the first answer makes the stub
+    raise on import (a few stubs pass some tests as they are), so the retry must fix it."""
 
     def __init__(
         self,
@@ -67,9 +67,8 @@ class OracleModel:
         self.calls += 1
         current = {path: self.read(path) for path in self.solution}
         if self.wrong_first and self.calls == 1:
-            wanted = {
-                p: _ends(t) + "# a first attempt that does nothing\n" for p, t in current.items()
-            }
+            wrong = 'raise NotImplementedError("a wrong first attempt")\n'
+            wanted = {p: _ends(t) + wrong for p, t in current.items()}
         else:
             wanted = self.solution
         completion = reply_for(self.fmt, current, wanted)

@@ -1,0 +1,131 @@
+"""The harness, proved with scripted oracle models on the real exercises."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmark import cli, report
+from benchmark.hashing import RecordingModel, reply_hash, request_hash
+from coder.model import Completion, Message, Request, ScriptedModel
+from editformats import FORMATS
+
+PRACTICE = Path(__file__).resolve().parents[3] / "shared" / "exercism-python" / "practice"
+needs_exercises = pytest.mark.skipif(not PRACTICE.is_dir(), reason=f"{PRACTICE} is not there")
+
+
+def run(tmp_path: Path, *args: str) -> dict:
+    runs = tmp_path / "runs"
+    common = ["--exercises-dir", str(PRACTICE), "--runs-dir", str(runs), "--quiet"]
+    assert cli.main([*common, *args]) == 0
+    (summary,) = runs.glob("*/summary.json")
+    return json.loads(summary.read_text())
+
+
+@needs_exercises
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_the_oracle_passes_every_exercise_at_the_first_try(tmp_path: Path, fmt: str) -> None:
+    summary = run(tmp_path, "--model", "oracle", "--edit-format", fmt, "--threads", "4")
+    assert summary["selected"] == summary["completed"] == 140
+    assert summary["pass_rate_1"] == 100.0
+    assert summary["percent_well_formed"] == 100.0
+    assert summary["parse_errors"] == summary["apply_failures"] == 0
+
+
+@needs_exercises
+def test_an_oracle_right_only_at_the_second_try(tmp_path: Path) -> None:
+    summary = run(tmp_path, "--model", "oracle-retry", "--edit-format", "diff", "--threads", "4")
+    assert summary["completed"] == 140
+    assert summary["pass_rate_1"] == 0.0
+    assert summary["pass_rate_2"] == 100.0
+
+
+@needs_exercises
+def test_the_retry_message_shows_the_test_output(tmp_path: Path) -> None:
+    run(tmp_path, "--model", "oracle-retry", "--keywords", "two-fer", "--edit-format", "whole")
+    (result,) = (tmp_path / "runs").glob("*/results/two-fer.json")
+    data = json.loads(result.read_text())
+    assert data["tests_outcomes"] == [False, True]
+    assert "See the testing errors above. The tests are correct." in data["chat"]
+    assert "Fix the code in two_fer.py to resolve the errors." in data["chat"]
+    assert "NotImplementedError: a wrong first attempt" in data["chat"]
+    assert len(data["hashes"]) == 2
+
+
+@needs_exercises
+def test_rerunning_resumes(tmp_path: Path) -> None:
+    run(tmp_path, "--num-tests", "3")
+    results = sorted((tmp_path / "runs").glob("*/results/*.json"))
+    assert len(results) == 3
+    kept = results[0].stat().st_mtime_ns
+    results[1].unlink()
+    summary = run(tmp_path, "--num-tests", "3")
+    assert results[0].stat().st_mtime_ns == kept and results[1].exists()
+    assert summary["completed"] == 3
+
+
+@needs_exercises
+def test_stats_compares_runs_and_draws_the_chart(tmp_path: Path) -> None:
+    common = ["--exercises-dir", str(PRACTICE), "--runs-dir", str(tmp_path / "runs"), "--quiet"]
+    assert cli.main([*common, "--num-tests", "2", "--repeat", "2"]) == 0
+    runs = sorted((tmp_path / "runs").iterdir())
+    from benchmark import stats
+
+    text = stats.compare(runs)
+    assert "with different replies: 0" in text
+    assert "oracle / diff: 100.0 ± 0.0 (n=2)" in text
+    assert (tmp_path / "runs" / "stats.png").stat().st_size > 0
+    assert (tmp_path / "runs" / "stats.svg").read_text().startswith("<?xml")
+
+
+def test_hashes_are_canonical_and_show_different_replies() -> None:
+    request = Request((Message("user", "hi"),), temperature=0.0)
+    assert request_hash("m", request) == request_hash("m", Request((Message("user", "hi"),)))
+    assert request_hash("m", request) != request_hash("other", request)
+    model = RecordingModel(ScriptedModel(["a", "b"]))
+    model.complete(request)
+    model.complete(request)
+    first, second = model.pairs
+    assert first["request"] == second["request"] and first["reply"] != second["reply"]
+    assert first["reply"] == reply_hash(Completion(text="a"))
+
+
+def test_summary_denominators() -> None:
+    results = [
+        {
+            "tests_outcomes": [True],
+            "parse_errors": 0,
+            "apply_failures": 0,
+            "seconds": 1.0,
+            "prompt_tokens": 10,
+            "completion_tokens": 5,
+            "cost": 0.01,
+        },
+        {
+            "tests_outcomes": [False, True],
+            "parse_errors": 1,
+            "apply_failures": 0,
+            "seconds": 3.0,
+            "prompt_tokens": 10,
+            "completion_tokens": 5,
+            "cost": None,
+        },
+        {
+            "tests_outcomes": [],
+            "error": "ModelError: down",
+            "parse_errors": 0,
+            "apply_failures": 0,
+            "seconds": 0.5,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "cost": None,
+        },
+    ]
+    summary = report.summarize(results, selected=4, tries=2)
+    assert summary["completed"] == 2 and summary["errored"] == 1 and summary["not_run"] == 1
+    assert summary["pass_rate_1"] == 50.0 and summary["pass_rate_2"] == 100.0
+    assert summary["pass_rate_2_of_selected"] == 50.0
+    assert summary["percent_well_formed"] == 50.0
+    assert summary["cost"] == 0.01

@@ -39,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--test-timeout", type=float, default=60.0)
     p.add_argument("--stats", nargs="+", type=Path, metavar="RUN", help="compare finished runs")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--oracle-latency", type=float, default=0.0, help="seconds the oracles wait per reply"
+    )
     return p
 
 
@@ -104,7 +107,7 @@ def _model_factory(args: argparse.Namespace, exercise):
     if args.model in FAKE_MODELS:
         from benchmark.oracle import oracle_factory
 
-        make = oracle_factory(wrong_first=args.model == "oracle-retry")
+        make = oracle_factory(args.model == "oracle-retry", args.oracle_latency)
         return lambda workdir: make(args.edit_format, workdir, exercise.example_solution())
     from coder.llm import LiteLLMModel, ModelSettings
 

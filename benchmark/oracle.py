@@ -4,6 +4,7 @@ format: the proof that the harness counts right."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -54,17 +55,21 @@ class OracleModel:
         solution: Mapping[str, str],
         wrong_first: bool = False,
         name: str = "oracle",
+        latency: float = 0.0,
     ):
         self.name = name
         self.fmt = fmt
         self.read = read
         self.solution = dict(solution)
         self.wrong_first = wrong_first
+        self.latency = latency
+        """Seconds to wait before each answer, like a model on the network."""
         self.calls = 0
 
     def complete(self, request: Request, on_text=None) -> Completion:
         """The next answer: a wrong one first when asked to, then the reference solution."""
         self.calls += 1
+        time.sleep(self.latency)
         current = {path: self.read(path) for path in self.solution}
         if self.wrong_first and self.calls == 1:
             wrong = 'raise NotImplementedError("a wrong first attempt")\n'
@@ -77,11 +82,14 @@ class OracleModel:
         return completion
 
 
-def oracle_factory(wrong_first: bool) -> Callable[[str, Path, Mapping[str, str]], OracleModel]:
+def oracle_factory(
+    wrong_first: bool, latency: float = 0.0
+) -> Callable[[str, Path, Mapping[str, str]], OracleModel]:
     """A factory making an oracle for one exercise's working folder and solution."""
 
     def make(fmt: str, workdir: Path, solution: Mapping[str, str]) -> OracleModel:
         name = "oracle-retry" if wrong_first else "oracle"
-        return OracleModel(fmt, lambda p: (workdir / p).read_text(), solution, wrong_first, name)
+        read = lambda p: (workdir / p).read_text()  # noqa: E731
+        return OracleModel(fmt, read, solution, wrong_first, name, latency)
 
     return make

@@ -1,0 +1,118 @@
+"""The real `coder` command, end to end, against an OpenAI-compatible server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .fake_openai import Calls, FakeOpenAI, Status, Text
+
+HELLO = 'def greet():\n    return "hello"\n'
+EDIT = (
+    'I will change the greeting.\n\nhello.py\n```python\n<<<<<<< SEARCH\n    return "hello"\n'
+    '=======\n    return "goodbye"\n>>>>>>> REPLACE\n```\n'
+)
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "config", "user.name", "Test")
+    git(tmp_path, "config", "user.email", "test@example.com")
+    (tmp_path / "hello.py").write_text(HELLO)
+    git(tmp_path, "add", "hello.py")
+    git(tmp_path, "commit", "-qm", "start")
+    return tmp_path
+
+
+def coder(repo: Path, server: FakeOpenAI, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CODER_")}
+    env |= {"OPENAI_API_KEY": "sk-test", "HOME": str(repo), "NO_COLOR": "1"}
+    command = [sys.executable, "-m", "coder.cli", "--model", "openai/test-model"]
+    command += ["--api-base", server.base_url, "--timeout", "5", *args]
+    return subprocess.run(
+        command,
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_one_message_applies_commits_and_exits_0(repo: Path) -> None:
+    with FakeOpenAI([Text(EDIT), Text("Say goodbye instead of hello")]) as server:
+        done = coder(repo, server, "-m", "say goodbye", "hello.py")
+    assert done.returncode == 0, done.stderr
+    assert "goodbye" in (repo / "hello.py").read_text()
+    assert git(repo, "log", "--format=%s", "-1").strip() == "Say goodbye instead of hello"
+    assert "I will change the greeting." in done.stdout
+    assert done.stdout.count("I will change the greeting.") == 1
+    assert "Tokens: 11 sent, 7 received." in done.stdout
+    sent = server.requests[0]
+    assert sent["stream"] is True and sent["messages"][-1]["content"] == "say goodbye"
+    assert (repo / ".coder.chat.history.md").read_text().count("say goodbye") == 1
+
+
+def test_function_format_through_a_forced_tool_call(repo: Path) -> None:
+    edit = {
+        "path": "hello.py",
+        "original_lines": ['    return "hello"'],
+        "updated_lines": ["    return 1"],
+    }
+    arguments = json.dumps({"explanation": "x", "edits": [edit]})
+    with FakeOpenAI([Calls((("replace_lines", arguments),)), Text("Return 1")]) as server:
+        done = coder(repo, server, "--edit-format", "diff-func", "-m", "return 1", "hello.py")
+    assert done.returncode == 0, done.stderr
+    assert "return 1" in (repo / "hello.py").read_text()
+    assert server.requests[0]["tool_choice"]["function"]["name"] == "replace_lines"
+
+
+def test_server_errors_are_retried_and_shown(repo: Path) -> None:
+    with FakeOpenAI([Status(500, "boom"), Text(EDIT), Text("msg")]) as server:
+        done = coder(repo, server, "-m", "go", "hello.py")
+    assert done.returncode == 0, done.stderr
+    assert "server error; retrying" in done.stderr
+
+
+def test_failed_edits_are_reflected_then_exit_1(repo: Path) -> None:
+    bad = "hello.py\n```\n<<<<<<< SEARCH\nnothing\n=======\nx\n>>>>>>> REPLACE\n```\n"
+    with FakeOpenAI([Text(bad)] * 3) as server:
+        done = coder(repo, server, "--max-reflections", "2", "-m", "go", "hello.py")
+    assert done.returncode == 1
+    assert len(server.requests) == 3
+    assert "was not found in hello.py" in server.requests[1]["messages"][-1]["content"]
+    assert (repo / "hello.py").read_text() == HELLO
+
+
+def test_model_failure_and_no_edits_exit_1(repo: Path) -> None:
+    with FakeOpenAI([Status(401, "Incorrect API key provided")]) as server:
+        done = coder(repo, server, "-m", "go", "hello.py")
+    assert done.returncode == 1 and "API key" in done.stderr
+    with FakeOpenAI([Text("No change is needed.")]) as server:
+        assert coder(repo, server, "-m", "go", "hello.py").returncode == 1
+
+
+def test_exit_prints_the_banner(repo: Path) -> None:
+    with FakeOpenAI([]) as server:
+        done = coder(repo, server, "--exit", "hello.py")
+    assert done.returncode == 0
+    assert "Files in the chat: hello.py" in done.stdout
+
+
+def test_the_guard_refuses_other_hosts() -> None:
+    with pytest.raises(RuntimeError, match="tests must stay on 127.0.0.1"):
+        socket.create_connection(("192.0.2.1", 443), timeout=1)

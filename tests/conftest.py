@@ -1,0 +1,26 @@
+"""The guard: tests never reach a real model or any host but this machine."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+LOOPBACK = ("127.", "::1", "localhost")
+KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "DEEPSEEK_API_KEY")
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Connections to anything but loopback fail loudly; provider keys are fake."""
+    real_connect = socket.socket.connect
+
+    def connect(self, address):
+        host = address[0] if isinstance(address, tuple) else str(address)
+        if self.family in (socket.AF_INET, socket.AF_INET6) and not host.startswith(LOOPBACK):
+            raise RuntimeError(f"a test tried to reach {address}: tests must stay on 127.0.0.1")
+        return real_connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    for key in KEYS:
+        monkeypatch.setenv(key, "sk-test-guard-invalid")

@@ -1,0 +1,46 @@
+"""Settings from defaults, two config files, CODER_* variables and flags, later winning."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from coder.config import Config, load
+from coder.errors import UsageError
+
+
+def test_later_sources_win(tmp_path: Path) -> None:
+    home, repo = tmp_path / "home", tmp_path / "repo"
+    home.mkdir()
+    repo.mkdir()
+    (home / ".coder.conf.yml").write_text("model: sonnet\nedit-format: whole\nmax-reflections: 5\n")
+    (repo / ".coder.conf.yml").write_text("edit-format: udiff\nread: [CONVENTIONS.md]\n")
+    environ = {"CODER_MAX_REFLECTIONS": "1", "CODER_AUTO_COMMITS": "false", "OTHER": "x"}
+    config = load(home, repo, environ, {"model": "4o", "dry_run": None})
+    assert config == Config(
+        model="4o",
+        edit_format="udiff",
+        max_reflections=1,
+        auto_commits=False,
+        read=("CONVENTIONS.md",),
+    )
+
+
+def test_defaults_without_files(tmp_path: Path) -> None:
+    assert load(tmp_path, None, {}, {}) == Config()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("colour: red\n", "unknown setting 'colour'"),
+        ("max-reflections: lots\n", "must be a whole number"),
+        ("auto-commits: maybe\n", "must be true or false"),
+        ("- a list\n", "must hold a mapping"),
+    ],
+)
+def test_bad_files_name_the_problem(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / ".coder.conf.yml").write_text(text)
+    with pytest.raises(UsageError, match=message):
+        load(tmp_path, None, {}, {})

@@ -12,29 +12,17 @@ from pathlib import Path
 import pytest
 
 from .fake_openai import Calls, FakeOpenAI, Status, Text
+from .gitrepo import HELLO, git, make_repo
 
-HELLO = 'def greet():\n    return "hello"\n'
 EDIT = (
     'I will change the greeting.\n\nhello.py\n```python\n<<<<<<< SEARCH\n    return "hello"\n'
     '=======\n    return "goodbye"\n>>>>>>> REPLACE\n```\n'
 )
 
 
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
-    ).stdout
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    git(tmp_path, "init", "-q")
-    git(tmp_path, "config", "user.name", "Test")
-    git(tmp_path, "config", "user.email", "test@example.com")
-    (tmp_path / "hello.py").write_text(HELLO)
-    git(tmp_path, "add", "hello.py")
-    git(tmp_path, "commit", "-qm", "start")
-    return tmp_path
+    return make_repo(tmp_path)
 
 
 def coder(repo: Path, server: FakeOpenAI, *args: str) -> subprocess.CompletedProcess:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from coder.cli import main
+
+from .gitrepo import git, make_repo
 
 DIFF_REPLY = """Change the greeting.
 
@@ -23,21 +24,10 @@ hello.py
 """
 
 
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
-    ).stdout
-
-
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A repository with one committed file, hello.py, as the current folder."""
-    git(tmp_path, "init", "-q")
-    git(tmp_path, "config", "user.name", "Test")
-    git(tmp_path, "config", "user.email", "test@example.com")
-    (tmp_path / "hello.py").write_text('def greet():\n    return "hello"\n')
-    git(tmp_path, "add", "hello.py")
-    git(tmp_path, "commit", "-qm", "start")
+    make_repo(tmp_path)
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,28 +18,17 @@ from coder.terminal import Terminal
 from coder.workspace import Workspace
 from editformats import get_format
 
-HELLO = 'def greet():\n    return "hello"\n'
+from .gitrepo import HELLO, git, make_repo
+
 REPLY = (
     'hello.py\n```python\n<<<<<<< SEARCH\n    return "hello"\n=======\n    return "hi"\n'
     ">>>>>>> REPLACE\n```\n"
 )
 
 
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
-    ).stdout
-
-
 @pytest.fixture
 def chat(tmp_path: Path) -> repl.Chat:
-    git(tmp_path, "init", "-q")
-    git(tmp_path, "config", "user.name", "Test")
-    git(tmp_path, "config", "user.email", "test@example.com")
-    (tmp_path / "hello.py").write_text(HELLO)
-    (tmp_path / "other.py").write_text("X = 1\n")
-    git(tmp_path, "add", ".")
-    git(tmp_path, "commit", "-qm", "start")
+    make_repo(tmp_path, {"hello.py": HELLO, "other.py": "X = 1\n"})
     out = io.StringIO()
     terminal = Terminal(out=out, err=out)
     session = Session(

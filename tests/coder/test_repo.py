@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -10,11 +9,7 @@ import pytest
 from coder.errors import GitError
 from coder.repo import Repo
 
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
-    ).stdout
+from .gitrepo import git
 
 
 def committed(cwd: Path, rev: str = "HEAD") -> list[str]:

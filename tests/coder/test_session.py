@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,13 +15,7 @@ from coder.terminal import Terminal
 from coder.workspace import Workspace
 from editformats import ToolCall, get_format
 
-HELLO = 'def greet():\n    return "hello"\n'
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
-    ).stdout
+from .gitrepo import HELLO, git, make_repo
 
 
 def block(original: str, updated: str, path: str = "hello.py") -> str:
@@ -31,13 +24,7 @@ def block(original: str, updated: str, path: str = "hello.py") -> str:
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    git(tmp_path, "init", "-q")
-    git(tmp_path, "config", "user.name", "Test")
-    git(tmp_path, "config", "user.email", "test@example.com")
-    (tmp_path / "hello.py").write_text(HELLO)
-    git(tmp_path, "add", "hello.py")
-    git(tmp_path, "commit", "-qm", "start")
-    return tmp_path
+    return make_repo(tmp_path)
 
 
 def session(root: Path, script, fmt: str = "diff", yes: bool = False, **config) -> Session:

@@ -42,6 +42,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-git", dest="git", action="store_const", const=False, help="no git")
     p.add_argument("--no-stream", dest="stream", action="store_const", const=False)
     p.add_argument("--no-pretty", dest="pretty", action="store_const", const=False)
+    p.add_argument("--candidates", type=int, metavar="N", help="N candidates per request")
+    p.add_argument(
+        "--no-candidate-tests",
+        dest="candidate_tests",
+        action="store_const",
+        const=False,
+        help="do not rank candidates by --test-cmd",
+    )
+    p.add_argument("--rtc", action="store_const", const=True, help="round-trip check every edit")
+    p.add_argument("--rtc-samples", type=int, metavar="N", help="descriptions per check (3)")
+    p.add_argument("--rtc-threshold", type=float, metavar="X", help="score to pass (0.8)")
+    p.add_argument(
+        "--consistency-prompt",
+        action="store_const",
+        const=True,
+        help="ask the model for consistent answers (Patched RTC)",
+    )
     p.add_argument("--exit", action="store_true", help="start, print the banner, and exit")
     p.add_argument("--apply", metavar="REPLY", help="apply a saved reply, with no model")
     return p

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from coder.errors import CoderError, PathError, UsageError
@@ -180,6 +180,33 @@ def _edit_format(chat: Chat, args: str) -> None:
     except KeyError as exc:
         raise UsageError(exc.args[0]) from None
     chat.terminal.say(f"The edit format is now {chat.session.fmt.name}.")
+
+
+@command("candidates", "Ask for N candidate replies per request (1 turns it off).")
+def _candidates(chat: Chat, args: str) -> None:
+    from coder.candidates import MAX_CANDIDATES
+
+    if not args:
+        chat.terminal.say(f"Candidates per request: {chat.session.config.candidates}.")
+        return
+    if not args.isdigit() or not 1 <= int(args) <= MAX_CANDIDATES:
+        raise UsageError(f"/candidates takes a number from 1 to {MAX_CANDIDATES}, not {args!r}")
+    chat.session.config = replace(chat.session.config, candidates=int(args))
+    chat.terminal.say(f"Candidates per request: {args}.")
+
+
+@command("pick", "Apply another candidate of the last request instead: /pick B.")
+def _pick(chat: Chat, args: str) -> None:
+    if not args:
+        raise UsageError("/pick needs a candidate's label, such as /pick B")
+    chat.session.pick(args)
+
+
+@command("rtc", "Round-trip check of the last edit (--request: the describer sees the request).")
+def _rtc(chat: Chat, args: str) -> None:
+    if args not in ("", "--request"):
+        raise UsageError(f"/rtc takes only --request, not {args!r}")
+    chat.session.round_trip(with_request=args == "--request")
 
 
 @command("tokens", "Show how many tokens the next request will send, by part.")

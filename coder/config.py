@@ -45,6 +45,18 @@ class Config:
     """Files added read-only at start."""
     timeout: float = 600.0
     """Seconds to wait for a model's reply."""
+    candidates: int = 1
+    """Candidate replies per request; with more than one, an LLM selector picks."""
+    candidate_tests: bool = True
+    """Rank candidates by the test command, when there is one."""
+    rtc: bool = False
+    """Run the round-trip correctness check after every edit."""
+    rtc_samples: int = 3
+    """Descriptions the round-trip check writes and re-makes."""
+    rtc_threshold: float = 0.8
+    """The round-trip score at or above which an edit passes."""
+    consistency_prompt: bool = False
+    """Put the consistency instruction before the system prompt."""
 
 
 _KINDS = {f.name: f.type for f in fields(Config)}

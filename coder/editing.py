@@ -22,20 +22,27 @@ class Proposal:
     result: ApplyResult
     originals: dict[str, FileText]
 
-    def diff(self) -> str:
-        """A unified diff of every change the proposal makes."""
-        chunks = []
-        for path, new in sorted(self.result.files.items()):
-            old = self.originals[path].text if path in self.originals else ""
-            chunks.extend(
-                difflib.unified_diff(
-                    old.splitlines(keepends=True),
-                    new.splitlines(keepends=True),
-                    f"a/{path}" if old else "/dev/null",
-                    f"b/{path}",
-                )
+    def diff(self, context: int = 3) -> str:
+        """A unified diff of every change the proposal makes, with context lines around each."""
+        old = {p: f.text for p, f in self.originals.items() if f.exists}
+        return unified_diff(old, dict(self.result.files), context)
+
+
+def unified_diff(old: dict[str, str], new: dict[str, str], context: int = 3) -> str:
+    """A unified diff from old to new texts by path; a path missing from old is created."""
+    chunks = []
+    for path, text in sorted(new.items()):
+        before = old.get(path, "")
+        chunks.extend(
+            difflib.unified_diff(
+                before.splitlines(keepends=True),
+                text.splitlines(keepends=True),
+                f"a/{path}" if path in old else "/dev/null",
+                f"b/{path}",
+                n=context,
             )
-        return "".join(line if line.endswith("\n") else line + "\n" for line in chunks)
+        )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in chunks)
 
 
 def propose(fmt: EditFormat, reply: Reply, ws: Workspace, chat: list[str]) -> Proposal:

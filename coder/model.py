@@ -5,10 +5,13 @@ The real models live behind `coder.llm`, the only module that imports litellm.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from coder.errors import CoderError
 from editformats import Reply, ToolCall
 
 
@@ -43,6 +46,14 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float | None = None
+
+    def __add__(self, other: Usage) -> Usage:
+        known = [c for c in (self.cost, other.cost) if c is not None]
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            sum(known) if known else None,
+        )
 
 
 @dataclass(frozen=True)
@@ -94,14 +105,17 @@ class ScriptedModel:
         self.name = name
         self._script = list(script)
         self.requests: list[Request] = []
+        self._lock = threading.Lock()
 
     def complete(
         self, request: Request, on_text: Callable[[str], None] | None = None
     ) -> Completion:
         """The next scripted answer; AssertionError when the script has run out."""
-        self.requests.append(request)
-        assert self._script, f"the scripted model got an unexpected request #{len(self.requests)}"
-        entry = self._script.pop(0)
+        with self._lock:
+            self.requests.append(request)
+            count = len(self.requests)
+            assert self._script, f"the scripted model got an unexpected request #{count}"
+            entry = self._script.pop(0)
         if isinstance(entry, BaseException):
             raise entry
         completion = entry if isinstance(entry, Completion) else Completion(text=entry)
@@ -118,3 +132,23 @@ class ScriptedModel:
 def transcript(messages: Sequence[Message]) -> str:
     """The messages as plain text, for logs and tests."""
     return "\n\n".join(f"[{m.role}]\n{m.content}" for m in messages)
+
+
+def complete_all(model: Model, requests: Sequence[Request]) -> list[Completion | Exception]:
+    """Send the requests as independent parallel calls; each answer, or the CoderError it raised,
+    in the order of the requests. Ctrl-C abandons the calls still running."""
+
+    def one(request: Request) -> Completion | Exception:
+        try:
+            return model.complete(request)
+        except CoderError as exc:
+            return exc
+
+    if len(requests) <= 1:
+        return [one(r) for r in requests]
+    pool = ThreadPoolExecutor(max_workers=min(len(requests), 8))
+    try:
+        answers = [f.result() for f in [pool.submit(one, r) for r in requests]]
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+    return answers

@@ -12,6 +12,14 @@ FILES_INTRO = (
     " change another file, say which and why."
 )
 READ_ONLY_INTRO = "These files are for reference only: do not edit them."
+CONSISTENCY = (
+    "Answer consistently: the same request about the same code should always get the same"
+    " change from you. Make the smallest change that does what is asked, in the style of the"
+    " surrounding code, and nothing the request does not call for."
+)
+"""Put before the system prompt with --consistency-prompt, after the consistency instruction of
+the Patched RTC paper (Sharma 2024): a model that answers consistently passes the round-trip
+check more often. The wording is coder's own."""
 ASK_SYSTEM = (
     "You are an expert programmer. Answer the user's question about their code clearly and"
     " briefly. Do not edit any file."
@@ -33,10 +41,12 @@ def build(
     read_only: Mapping[str, str],
     history: Sequence[Message],
     user: str,
+    consistent: bool = False,
     ask: bool = False,
 ) -> tuple[Message, ...]:
-    """The messages for one request, in order."""
-    messages = [Message("system", ASK_SYSTEM if ask else fmt.system_prompt)]
+    """The messages for one request, in order; consistent puts CONSISTENCY first."""
+    system = ASK_SYSTEM if ask else fmt.system_prompt
+    messages = [Message("system", f"{CONSISTENCY}\n\n{system}" if consistent else system)]
     if not ask:
         messages += [Message(role, text) for role, text in fmt.example_messages]
     if read_only:

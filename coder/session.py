@@ -6,13 +6,16 @@ build messages -> model -> parse -> apply -> write -> commit -> reflect on failu
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from coder import editing, prompt
-from coder.errors import CoderError, PathError
+from coder import editing, prompt, rtc, selection, testrank
+from coder.errors import CoderError, PathError, UsageError
 from coder.model import Completion, Message, Model, Request, Usage
 from coder.repo import Repo
+from coder.rtc import Change, RtcReport, RtcSettings
+from coder.selection import Selection
+from coder.selector import Choice
 from coder.terminal import Terminal
 from coder.workspace import FileText, Workspace
 from editformats import EditFormat, ReplyError, feedback
@@ -35,6 +38,17 @@ class SessionConfig:
     """Show diffs but never write."""
     stream: bool = True
     """Show the reply while it arrives, rather than once it is complete."""
+    candidates: int = 1
+    """Candidate replies per request; with more than one, the selector chooses."""
+    test_cmd: str | None = None
+    """The test command; when set, candidates are also ranked by it."""
+    candidate_tests: bool = True
+    """Run the test command on each distinct candidate (when there is one)."""
+    consistency_prompt: bool = False
+    """Put the consistency instruction before the edit format's system prompt."""
+    rtc: bool = False
+    """Run the round-trip check after every turn that changed files."""
+    rtc_settings: RtcSettings = field(default_factory=RtcSettings)
 
 
 @dataclass(frozen=True)
@@ -69,13 +83,41 @@ class Session:
     """A markdown file to which every message of the chat is appended."""
     counts: Counter = field(default_factory=Counter)
     """Malformed replies over the session: parse_errors, apply_failures, lazy, reflections."""
+    selection: Selection | None = None
+    """The candidates of the last request, for /pick; cleared by the next request."""
+    selections: list[Selection] = field(default_factory=list)
+    """Every selection of the session, oldest first."""
+    last_edit: Change | None = None
+    """The request and the files before and after the last turn that changed files."""
 
     def turn(self, text: str) -> TurnOutcome:
-        """Answer one request: ask the model, apply its edits, reflect on failures, commit."""
+        """Answer one request: ask the model, apply its edits, reflect on failures, commit;
+        with --rtc, then check the edit's round trip."""
+        outcome = self._turn(text)
+        if self.config.rtc and outcome.changed and not self.config.dry_run:
+            self.round_trip()
+        return outcome
+
+    def round_trip(self, with_request: bool = False) -> RtcReport:
+        """The round-trip check of the last edit, shown and returned."""
+        if self.last_edit is None:
+            raise CoderError("there is no edit to check yet: /rtc checks the last edit coder made")
+        settings = replace(self.config.rtc_settings, with_request=with_request)
+        self.terminal.say(f"Round-trip check of the last edit, {settings.samples} descriptions...")
+        report = rtc.check(self.model, self.fmt, self.last_edit, settings)
+        self.usage += report.usage
+        rtc.show(self.terminal, report)
+        return report
+
+    def _turn(self, text: str) -> TurnOutcome:
         before: dict[str, FileText] = {}
         message = text
+        self.selection = None
         for attempt in range(self.config.max_reflections + 1):
-            completion = self._request(message)
+            if attempt == 0 and self.config.candidates > 1:
+                completion = self._request_candidates(message)
+            else:
+                completion = self._request(message)
             self._remember(Message("user", message), _assistant(completion))
             if completion.interrupted:
                 self.terminal.say("Interrupted: the partial reply was kept, nothing applied.")
@@ -89,16 +131,16 @@ class Session:
                 self._count_reflection(attempt)
                 continue
             if not proposal.result.applied and not proposal.result.failures:
-                return self._finish(before)
+                return self._finish(before, text)
             self._write(proposal, before)
             if proposal.result.ok:
-                return self._finish(before)
+                return self._finish(before, text)
             message = feedback.failure_message(proposal.result, kept=not self.config.dry_run)
             self.counts["apply_failures"] += 1
             self.counts["lazy"] += sum("placeholder" in f.reason for f in proposal.result.failures)
             self.terminal.error(message)
             self._count_reflection(attempt)
-        return self._give_up(before)
+        return self._give_up(before, text)
 
     def _count_reflection(self, attempt: int) -> None:
         if attempt < self.config.max_reflections:
@@ -114,10 +156,42 @@ class Session:
         return completion
 
     def _request(self, message: str) -> Completion:
+        return self._call(self._build(message))
+
+    def _build(self, message: str) -> Request:
         files, read_only = self.contents()
-        messages = prompt.build(self.fmt, files, read_only, self.history, message)
-        tools = (self.fmt.tool,) if self.fmt.tool else ()
-        return self._call(Request(messages, tools=tools))
+        messages = prompt.build(
+            self.fmt, files, read_only, self.history, message, self.config.consistency_prompt
+        )
+        return Request(messages, tools=(self.fmt.tool,) if self.fmt.tool else ())
+
+    def _request_candidates(self, message: str) -> Completion:
+        """Several candidates at once; the selector's choice is the reply the turn goes on with."""
+        n = self.config.candidates
+        self.terminal.say(f"Asking {self.model.name} for {n} candidates...")
+        setup = selection.Setup(
+            self.model, self.model, self.fmt, self.ws, self.files, self.read_only, self._tests()
+        )
+        try:
+            made = selection.make(setup, self._build(message), message, n)
+        except KeyboardInterrupt:
+            return Completion(interrupted=True)
+        self.usage += made.usage
+        self.terminal.say(_usage_line(made.usage, self.usage))
+        selection.show(self.terminal, made)
+        self.selection = made
+        self.selections.append(made)
+        completion = made.completion
+        self.terminal.start_reply()
+        self.terminal.stream(completion.text)
+        self.terminal.end_reply()
+        return completion
+
+    def _tests(self) -> selection.TestSetup | None:
+        if not self.config.test_cmd or not self.config.candidate_tests:
+            return None
+        files = self.repo.files() if self.repo else testrank.tree_files(self.ws.root)
+        return selection.TestSetup(self.config.test_cmd, tuple(files))
 
     def _call(self, request: Request) -> Completion:
         self.terminal.start_reply()
@@ -128,7 +202,7 @@ class Session:
                 self.terminal.stream(completion.text)
         finally:
             self.terminal.end_reply()
-        self.usage = _add(self.usage, completion.usage)
+        self.usage += completion.usage
         self.terminal.say(_usage_line(completion.usage, self.usage))
         return completion
 
@@ -192,8 +266,15 @@ class Session:
             before[path] = proposal.originals[path]
         self.ws.write_all(changed, proposal.originals)
 
-    def _finish(self, before: dict[str, FileText]) -> TurnOutcome:
+    def _finish(self, before: dict[str, FileText], request: str) -> TurnOutcome:
         changed = tuple(p for p in sorted(before) if self.ws.read(p).text != before[p].text)
+        if changed:
+            self.last_edit = Change(
+                {p: before[p].text for p in changed if before[p].exists},
+                {p: self.ws.read(p).text for p in changed},
+                {p: self.ws.read(p).text for p in self.files if p not in changed},
+                request,
+            )
         if not changed or self.repo is None or not self.config.auto_commits:
             return TurnOutcome(changed=changed)
         sha = self.repo.commit(list(changed), self._commit_message(changed))
@@ -201,17 +282,63 @@ class Session:
         self.terminal.say(f"Committed {sha[:7]}: {', '.join(changed)}")
         return TurnOutcome(changed=changed, commits=(sha,))
 
-    def _give_up(self, before: dict[str, FileText]) -> TurnOutcome:
+    def _give_up(self, before: dict[str, FileText], request: str) -> TurnOutcome:
         """Edits still fail: the user decides whether the ones that applied are kept."""
         if before and not self.config.dry_run:
             if self.terminal.confirm("Some edits failed. Keep the edits that did apply?"):
-                outcome = self._finish(before)
+                outcome = self._finish(before, request)
                 return TurnOutcome(outcome.changed, outcome.commits, failed=True)
             self.ws.write_all({p: f.text for p, f in before.items() if f.exists}, before)
             for path, original in before.items():
                 if not original.exists:
                     self.ws.remove(path)
         return TurnOutcome(failed=True)
+
+    def pick(self, label: str) -> TurnOutcome:
+        """Replace the chosen candidate's change with another candidate's, as a new commit."""
+        made = self.selection
+        if made is None or made.chosen is None:
+            raise CoderError("there are no candidates to pick from: /pick works after a request")
+        other = made.get(label)
+        if other is None:
+            labels = ", ".join(c.label for c in made.distinct)
+            raise UsageError(f"no valid candidate {label!r}; the labels are {labels}")
+        chosen = made.chosen
+        if other.label == chosen.label:
+            self.terminal.say(f"{other.label} is already applied.")
+            return TurnOutcome()
+        old, new = chosen.proposal, other.proposal
+        moved = [p for p, text in old.result.files.items() if self.ws.read(p).text != text]
+        if moved:
+            raise CoderError(f"{', '.join(moved)} changed since the choice: /pick would lose that")
+        paths = sorted(set(old.result.files) | set(new.result.files))
+        originals = old.originals | new.originals
+        wanted = {p: new.result.files.get(p, originals[p].text) for p in paths}
+        current = {p: self.ws.read(p) for p in paths}
+        self.terminal.diff(
+            editing.unified_diff({p: f.text for p, f in current.items() if f.exists}, wanted)
+        )
+        if self.config.dry_run:
+            return TurnOutcome()
+        self.ws.write_all({p: t for p, t in wanted.items() if originals[p].exists or t}, current)
+        for path in paths:
+            if not originals[path].exists and path not in new.result.files:
+                self.ws.remove(path)
+        self.selection = replace(made, choice=Choice(other.label, "Picked by the user."))
+        changed = tuple(p for p in paths if self.ws.read(p).text != current[p].text)
+        if self.last_edit is not None:
+            after = {p: wanted[p] for p in paths if p in new.result.files}
+            self.last_edit = replace(
+                self.last_edit,
+                before={p: originals[p].text for p in after if originals[p].exists},
+                after=after,
+            )
+        if not changed or self.repo is None or not self.config.auto_commits:
+            return TurnOutcome(changed=changed)
+        sha = self.repo.commit(list(changed), f"coder: use candidate {other.label} instead")
+        self.commits.append(sha)
+        self.terminal.say(f"Committed {sha[:7]}: {', '.join(changed)}")
+        return TurnOutcome(changed=changed, commits=(sha,))
 
     def _commit_message(self, changed: tuple[str, ...]) -> str:
         fallback = "coder: edit " + ", ".join(changed[:4])
@@ -227,16 +354,6 @@ class Session:
 
 def _assistant(completion: Completion) -> Message:
     return Message("assistant", completion.text, completion.tool_calls)
-
-
-def _add(total: Usage, more: Usage) -> Usage:
-    known = [c for c in (total.cost, more.cost) if c is not None]
-    cost = sum(known) if known else None
-    return Usage(
-        total.prompt_tokens + more.prompt_tokens,
-        total.completion_tokens + more.completion_tokens,
-        cost,
-    )
 
 
 def _usage_line(reply: Usage, session: Usage) -> str:

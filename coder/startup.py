@@ -7,8 +7,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from coder import config as settings
+from coder.candidates import MAX_CANDIDATES
 from coder.errors import PathError, UsageError
 from coder.repo import NO_IDENTITY, Repo
+from coder.rtc import RtcSettings
 from coder.session import Session, SessionConfig
 from coder.terminal import Terminal
 from coder.workspace import Workspace
@@ -66,6 +68,11 @@ def _session(config, ws: Workspace, repo: Repo | None, terminal: Terminal, files
         read_only = [ws.relative(name) for name in config.read]
     except PathError as exc:
         raise UsageError(str(exc)) from None
+    if not 1 <= config.candidates <= MAX_CANDIDATES:
+        wrong = config.candidates
+        raise UsageError(f"--candidates must be from 1 to {MAX_CANDIDATES}, not {wrong}")
+    if config.rtc_samples < 1 or not 0 < config.rtc_threshold <= 1:
+        raise UsageError("--rtc-samples must be at least 1 and --rtc-threshold in (0, 1]")
     weak = _model(config, config.weak_model, terminal) if config.weak_model else None
     return Session(
         model=_model(config, config.model, terminal),
@@ -78,6 +85,12 @@ def _session(config, ws: Workspace, repo: Repo | None, terminal: Terminal, files
             auto_commits=config.auto_commits and repo is not None,
             dry_run=config.dry_run,
             stream=config.stream,
+            candidates=config.candidates,
+            test_cmd=config.test_cmd,
+            candidate_tests=config.candidate_tests,
+            consistency_prompt=config.consistency_prompt,
+            rtc=config.rtc,
+            rtc_settings=RtcSettings(config.rtc_samples, config.rtc_threshold),
         ),
         weak_model=weak,
         files=chat_files,

@@ -74,6 +74,22 @@ class Terminal:
             print(self._paint(line, code) if code else line, file=self.out)
         self.out.flush()
 
+    def table(self, title: str, columns: list[str], rows: list[list[str]]) -> None:
+        """A table: drawn by rich with colors, aligned plain text without."""
+        if self.color:
+            from rich.console import Console
+            from rich.table import Table
+
+            table = Table(*columns, title=title, title_justify="left")
+            for row in rows:
+                table.add_row(*row)
+            Console(file=self.out, highlight=False).print(table)
+            return
+        widths = [max(len(r[i]) for r in [columns, *rows]) for i in range(len(columns))]
+        self.say(title)
+        for row in [columns, *rows]:
+            self.say("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+
     def confirm(self, question: str, default: bool = False) -> bool:
         """Ask a yes/no question; --yes answers yes, and without a terminal the default wins."""
         if self.yes:

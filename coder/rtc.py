@@ -1,0 +1,280 @@
+"""Round-trip correctness of an edit, after Allamanis et al. 2024 (EditingRTC) and Patched RTC
+(Sharma 2024): the model describes the change in a few short sentences, re-makes it from each
+description alone, and the re-made changes are compared with the original. All in memory.
+
+Verdicts: PASS (the descriptions re-make the change: score >= threshold, and the bare
+description "Edit." does not); WEAK (re-made, but "Edit." re-makes it too, so the check shows
+little; or some samples re-made it but the mean stays below the threshold); FAIL; and
+INCONCLUSIVE when the model could not answer or there is no change to check.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from dataclasses import dataclass, field, replace
+
+from coder import prompt
+from coder.editing import unified_diff
+from coder.model import Completion, Message, Model, Request, Usage, complete_all
+from coder.terminal import Terminal
+from editformats import EditFormat, ReplyError
+
+DESCRIBE = """\
+You write the instruction a programmer would give to get a code change made. You see the \
+files before the change and the change as a diff. Write one instruction of at most {limit} \
+characters that says what to change and why, so that a colleague who sees only the old files \
+could make the same change. Name functions and files if needed, but do not quote code. \
+Answer with the instruction only, on one line."""
+BASELINE = "Edit."
+"""The uninformative description: what re-making the edit with no information achieves."""
+EQUIVALENT = ("exact", "whitespace", "ast")
+"""Comparison tiers at which a re-made change counts as the same change."""
+
+
+@dataclass(frozen=True)
+class RtcSettings:
+    """How the round trip is run and judged."""
+
+    samples: int = 3
+    """Descriptions written, each re-made once (N_f)."""
+    threshold: float = 0.8
+    """Mean score at or above which the change passes."""
+    temperature: float = 0.8
+    """Temperature of the describing calls; re-making runs at 0."""
+    max_chars: int = 128
+    """Longest description kept."""
+    with_request: bool = False
+    """Patched RTC: the describing step also sees the user's request."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One description and how well it re-made the change."""
+
+    description: str
+    leaked: bool = False
+    """The description quotes code the change added."""
+    tier: str = "different"
+    """exact, whitespace, ast, different, failed (the re-edit did not apply), or error."""
+    similarity: float = 0.0
+    """How alike the two diffs are, 0 to 1."""
+    problem: str = ""
+
+    @property
+    def score(self) -> float:
+        """1 for an equivalent change, else the similarity of the diffs."""
+        return 1.0 if self.tier in EQUIVALENT else self.similarity
+
+
+@dataclass(frozen=True)
+class RtcReport:
+    """The verdict and everything behind it."""
+
+    verdict: str
+    score: float = 0.0
+    baseline: float = 0.0
+    threshold: float = 0.8
+    samples: tuple[Sample, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+    reason: str = ""
+
+    @property
+    def lift(self) -> float:
+        """How much better the descriptions re-make the change than "Edit." does."""
+        return self.score - self.baseline
+
+
+@dataclass(frozen=True)
+class Change:
+    """An edit as RTC sees it: files before (existing ones), after, and the untouched rest."""
+
+    before: dict[str, str]
+    after: dict[str, str]
+    context: dict[str, str] = field(default_factory=dict)
+    request: str = ""
+
+
+def show(terminal: Terminal, report: RtcReport) -> None:
+    """The samples as a table, then the verdict with its figures."""
+    rows = [
+        [
+            s.description + (" (quotes added code)" if s.leaked else ""),
+            s.tier + (f": {s.problem}" if s.problem else ""),
+            f"{s.score:.2f}",
+        ]
+        for s in report.samples
+    ]
+    if rows:
+        terminal.table("Round trip", ["description", "tier", "score"], rows)
+    line = f"RTC {report.verdict}: {report.reason}."
+    if report.samples:
+        line += (
+            f" Score {report.score:.2f} (threshold {report.threshold:.2f}),"
+            f' "Edit." {report.baseline:.2f}, lift {report.lift:+.2f}.'
+        )
+    tokens = report.usage.prompt_tokens + report.usage.completion_tokens
+    cost = f", ${report.usage.cost:.4f}" if report.usage.cost is not None else ""
+    terminal.say(f"{line} {tokens:,} tokens{cost}.")
+
+
+def check(model: Model, fmt: EditFormat, change: Change, settings: RtcSettings) -> RtcReport:
+    """Run the round trip and judge it; model errors make it INCONCLUSIVE, never FAIL."""
+    base = RtcReport("INCONCLUSIVE", threshold=settings.threshold)
+    if all(change.before.get(p) == t for p, t in change.after.items()):
+        return replace(base, reason="there is no change to check")
+    answers = complete_all(model, describe_requests(change, settings))
+    usage = _usage(answers)
+    failed = [a for a in answers if isinstance(a, Exception)]
+    if failed:
+        return replace(base, usage=usage, reason=f"the model failed to describe: {failed[0]}")
+    descriptions = [clean(a.text, settings.max_chars) for a in answers]
+    requests = [remake_request(fmt, change, d) for d in [*descriptions, BASELINE]]
+    remade = complete_all(model, requests)
+    usage += _usage(remade)
+    failed = [a for a in remade if isinstance(a, Exception)]
+    if failed:
+        return replace(base, usage=usage, reason=f"the model failed to re-make: {failed[0]}")
+    added = _added_lines(change)
+    samples = [
+        replace(compare(fmt, change, answer), description=d, leaked=leaks(d, added))
+        for d, answer in zip([*descriptions, BASELINE], remade, strict=True)
+    ]
+    score = sum(s.score for s in samples[:-1]) / len(descriptions)
+    baseline = samples[-1].score
+    verdict, reason = judge(score, baseline, samples[:-1], settings.threshold)
+    kept = tuple(samples[:-1])
+    return RtcReport(verdict, score, baseline, settings.threshold, kept, usage, reason)
+
+
+def judge(score: float, baseline: float, samples, threshold: float) -> tuple[str, str]:
+    """The verdict for a mean score, the baseline's score and the samples."""
+    if score >= threshold and baseline < threshold:
+        return "PASS", "the descriptions re-make the change"
+    if score >= threshold:
+        return "WEAK", 'the bare description "Edit." re-makes the change too: no lift'
+    if any(s.tier in EQUIVALENT for s in samples):
+        return "WEAK", "some descriptions re-make the change, not enough of them"
+    return "FAIL", "the descriptions do not re-make the change"
+
+
+def describe_requests(change: Change, settings: RtcSettings) -> list[Request]:
+    """The describing requests, one per sample, each with its own seed."""
+    files = "\n\n".join(prompt.fenced(p, t) for p, t in sorted(change.before.items()))
+    diff = unified_diff(change.before, change.after)
+    parts = [f"Files before the change:\n\n{files}" if files else "There were no files before."]
+    if settings.with_request and change.request:
+        parts.append(f"The user asked for the change like this:\n\n{change.request}")
+    parts.append(f"The change:\n\n```diff\n{diff}```")
+    messages = (
+        Message("system", DESCRIBE.format(limit=settings.max_chars)),
+        Message("user", "\n\n".join(parts)),
+    )
+    return [Request(messages, settings.temperature, seed=n) for n in range(settings.samples)]
+
+
+def remake_request(fmt: EditFormat, change: Change, description: str) -> Request:
+    """The request that re-makes the change from a description, as the chat would send it."""
+    files = change.context | change.before
+    messages = prompt.build(fmt, files, {}, [], description)
+    return Request(messages, 0.0, (fmt.tool,) if fmt.tool else ())
+
+
+def clean(text: str, limit: int) -> str:
+    """A description on one line, without quotes around it, at most limit characters."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    line = lines[0] if lines else ""
+    line = line.strip("\"'`").strip()
+    return line[:limit]
+
+
+def leaks(description: str, added: list[str]) -> bool:
+    """Whether the description quotes an added line, or a long stretch of one."""
+    text = " ".join(description.split())
+    for line in added:
+        words = " ".join(line.split())
+        if len(words) >= 12 and words in text:
+            return True
+        run = _common_run(words, text)
+        if len(run) >= 16 and any(mark in run for mark in "()[]{}=;"):
+            return True
+    return any(quoted in " ".join(added) for quoted in re.findall(r"`([^`]{6,})`", description))
+
+
+def compare(fmt: EditFormat, change: Change, answer: Completion) -> Sample:
+    """How the re-made change compares with the original, as a sample without description."""
+    files = change.context | change.before
+    try:
+        result = fmt.apply(fmt.parse(answer.reply), files)
+    except ReplyError as exc:
+        return Sample("", tier="failed", problem=str(exc).splitlines()[0][:160])
+    if not result.ok:
+        return Sample("", tier="failed", problem=result.failures[0].reason.splitlines()[0][:160])
+    remade = {p: t for p, t in result.files.items() if files.get(p) != t}
+    if not remade:
+        return Sample("", tier="failed", problem="the re-made reply changes nothing")
+    similarity = diff_similarity(change, remade)
+    return Sample("", tier=tier(change.after, remade), similarity=similarity)
+
+
+def tier(original: dict[str, str], remade: dict[str, str]) -> str:
+    """The strictest tier at which the two changed-file sets are equal."""
+    if original.keys() != remade.keys():
+        return "different"
+    if all(original[p] == remade[p] for p in original):
+        return "exact"
+    if all(_words(original[p]) == _words(remade[p]) for p in original):
+        return "whitespace"
+    if all(_tree(p, original[p]) == _tree(p, remade[p]) for p in original):
+        return "ast"
+    return "different"
+
+
+def diff_similarity(change: Change, remade: dict[str, str]) -> float:
+    """How alike the added and removed lines of the two changes are, from 0 to 1."""
+    ours = _changed_lines(change.before, change.after)
+    theirs = _changed_lines(change.before, remade)
+    if not ours and not theirs:
+        return 1.0
+    return difflib.SequenceMatcher(None, ours, theirs, autojunk=False).ratio()
+
+
+def _changed_lines(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    lines = []
+    for line in unified_diff(before, after, context=0).splitlines():
+        if line[:1] in "+-" and not line.startswith(("+++", "---")):
+            lines.append(line[0] + " ".join(line[1:].split()))
+    return lines
+
+
+def _added_lines(change: Change) -> list[str]:
+    return [line[1:] for line in _changed_lines(change.before, change.after) if line[0] == "+"]
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _tree(path: str, text: str) -> str:
+    """The syntax tree of a Python file; the words of any other file or unparsable code."""
+    if path.endswith(".py"):
+        try:
+            return ast.dump(ast.parse(text))
+        except (SyntaxError, ValueError):
+            pass
+    return _words(text)
+
+
+def _common_run(a: str, b: str) -> str:
+    """The longest stretch of a that also occurs in b."""
+    match = difflib.SequenceMatcher(None, a, b, autojunk=False).find_longest_match()
+    return a[match.a : match.a + match.size]
+
+
+def _usage(answers: list[Completion | Exception]) -> Usage:
+    total = Usage()
+    for answer in answers:
+        if isinstance(answer, Completion):
+            total += answer.usage
+    return total

@@ -1,0 +1,167 @@
+"""The LLM selector: it reads the distinct candidates under letter labels, with the request,
+the code around each change and the evidence, reasons, and picks one. It only chooses; it
+never merges. An invalid answer gets one retry, then a deterministic fallback decides."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from coder.candidates import Candidate
+from coder.errors import CoderError
+from coder.model import Completion, Message, Model, Request, Usage
+
+SYSTEM = """\
+You judge candidate changes that separate attempts made for one programming request, and pick \
+the single candidate that best does what the user asked: correct, complete, consistent with \
+the surrounding code, and without unrelated changes.
+
+Each candidate comes with evidence: its votes (how many independent attempts produced the \
+same change), its test results when the tests were run, and the size of the change. Treat \
+the evidence as hints, not proof: read the code.
+
+First reason step by step about what the request needs and how each candidate meets it. Then \
+name your choice by its label and say how sure you are, from 0 to 1. You choose one candidate \
+as it is; you cannot combine or alter them."""
+
+ANSWER_HINT = (
+    "Answer by calling select_candidate. If you cannot call functions, answer with only a JSON"
+    ' object: {"reasoning": "...", "selected": "<label>", "confidence": 0.0}'
+)
+CONTEXT_LINES = 8
+"""Lines of unchanged code shown around each change."""
+MAX_DIFF_CHARS = 12_000
+"""A longer candidate diff is cut, so that several fit in one request."""
+
+
+def tool(labels: list[str]) -> dict:
+    """The function the selector is made to call."""
+    return {
+        "type": "function",
+        "function": {
+            "name": "select_candidate",
+            "description": "Choose one of the candidate changes.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "reasoning": {
+                        "type": "string",
+                        "description": "Step-by-step comparison of the candidates.",
+                    },
+                    "selected": {"type": "string", "enum": labels},
+                    "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                },
+                "required": ["reasoning", "selected", "confidence"],
+            },
+        },
+    }
+
+
+@dataclass(frozen=True)
+class Choice:
+    """Which candidate was chosen, why, and by what."""
+
+    label: str
+    reasoning: str
+    confidence: float | None = None
+    fallback: str | None = None
+    """Why the deterministic fallback chose instead of the selector; None when it did."""
+    usage: Usage = field(default_factory=Usage)
+
+
+def select(model: Model, request_text: str, candidates: list[Candidate], total: int) -> Choice:
+    """The selector's choice among two or more labelled, valid, distinct candidates."""
+    labels = [c.label for c in candidates]
+    messages = [Message("system", SYSTEM), Message("user", _show(request_text, candidates, total))]
+    usage = Usage()
+    problem = ""
+    for _ in range(2):
+        try:
+            answer = model.complete(Request(tuple(messages), 0.0, (tool(labels),)))
+        except CoderError as exc:
+            return fallback(candidates, f"the selector failed ({exc})", usage)
+        usage += answer.usage
+        try:
+            label, reasoning, confidence = parse_answer(answer, labels)
+        except ValueError as exc:
+            problem = str(exc)
+            messages += [
+                Message("assistant", answer.text, answer.tool_calls),
+                Message(
+                    "user",
+                    f"That answer could not be used: {problem}. Choose exactly one of"
+                    f" {', '.join(labels)}. {ANSWER_HINT}",
+                ),
+            ]
+            continue
+        return Choice(label, reasoning, confidence, None, usage)
+    return fallback(candidates, f"the selector's answer was invalid twice ({problem})", usage)
+
+
+def fallback(candidates: list[Candidate], why: str, usage: Usage | None = None) -> Choice:
+    """The best candidate by tests, then votes, then the lowest temperature."""
+    best = min(candidates, key=rank)
+    reason = "by tests, votes and temperature" if best.tests else "by votes and temperature"
+    return Choice(best.label, f"Chosen {reason}.", None, why, usage or Usage())
+
+
+def rank(c: Candidate) -> tuple:
+    """Sort key: passing tests, fewer broken, more passing, more votes, generation order."""
+    tests = c.tests
+    by_tests = (not tests.passed, tests.broken, -tests.passing) if tests else (False, 0, 0)
+    return (*by_tests, -c.votes, c.index)
+
+
+def parse_answer(answer: Completion, labels: list[str]) -> tuple[str, str, float | None]:
+    """(label, reasoning, confidence) from a tool call or a JSON object in the text;
+    ValueError saying what is wrong."""
+    data = None
+    for call in answer.tool_calls:
+        try:
+            data = json.loads(call.arguments or "{}")
+        except json.JSONDecodeError:
+            continue
+        break
+    if data is None:
+        data = _json_in(answer.text)
+    if not isinstance(data, dict):
+        raise ValueError("it holds no select_candidate call and no JSON object")
+    raw = str(data.get("selected", "")).strip().strip("\"'*()[]. ")
+    label = raw.upper().removeprefix("CANDIDATE").strip()
+    if label not in labels:
+        raise ValueError(f"{raw!r} is not one of the labels")
+    try:
+        confidence = min(1.0, max(0.0, float(data["confidence"])))
+    except (KeyError, TypeError, ValueError):
+        confidence = None
+    return label, str(data.get("reasoning", "")).strip(), confidence
+
+
+def _json_in(text: str) -> object:
+    """The first JSON object in text, or None."""
+    decoder = json.JSONDecoder()
+    for start, char in enumerate(text):
+        if char == "{":
+            try:
+                return decoder.raw_decode(text, start)[0]
+            except json.JSONDecodeError:
+                continue
+    return None
+
+
+def _show(request_text: str, candidates: list[Candidate], total: int) -> str:
+    parts = [f"## The request\n\n{request_text.strip()}", "## The candidates"]
+    for c in candidates:
+        diff = c.proposal.diff(CONTEXT_LINES) if c.proposal else ""
+        if len(diff) > MAX_DIFF_CHARS:
+            diff = diff[:MAX_DIFF_CHARS] + "\n[... the rest of this diff is cut ...]\n"
+        tests = c.tests.summary() if c.tests else "not run"
+        fence = "```"
+        while fence in diff:
+            fence += "`"
+        parts.append(
+            f"### Candidate {c.label}\n\nVotes: {c.votes} of {total}. Tests: {tests}."
+            f" Size: {c.size} lines changed.\n\n{fence}diff\n{diff}{fence}"
+        )
+    parts.append(ANSWER_HINT)
+    return "\n\n".join(parts)

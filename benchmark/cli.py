@@ -37,6 +37,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--runs-dir", type=Path, default=Path("benchmark-runs"))
     p.add_argument("--repeat", type=int, default=1, help="run everything N times")
     p.add_argument("--test-timeout", type=float, default=60.0)
+    p.add_argument(
+        "--candidates", type=int, default=1, metavar="N", help="N candidates per request"
+    )
+    p.add_argument("--rtc", action="store_true", help="round-trip check each final edit")
     p.add_argument("--stats", nargs="+", type=Path, metavar="RUN", help="compare finished runs")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
@@ -64,7 +68,18 @@ def main(argv: list[str] | None = None) -> int:
 
     keywords = tuple(k for k in (args.keywords or "").split(",") if k)
     exercises = discover(args.exercises_dir, keywords, args.num_tests)
-    settings = RunSettings(args.edit_format, args.tries, test_timeout=args.test_timeout)
+    if not 1 <= args.candidates <= 26:
+        print(
+            f"benchmark: --candidates must be from 1 to 26, not {args.candidates}", file=sys.stderr
+        )
+        return 2
+    settings = RunSettings(
+        args.edit_format,
+        args.tries,
+        test_timeout=args.test_timeout,
+        candidates=args.candidates,
+        rtc=args.rtc,
+    )
     for repeat in range(1, args.repeat + 1):
         folder = run_folder(args, repeat)
         summary = run(exercises, args, settings, folder)
@@ -76,6 +91,8 @@ def run_folder(args: argparse.Namespace, repeat: int) -> Path:
     """The run's folder: the same for the same command on the same day, so that it resumes."""
     model = re.sub(r"[^\w.-]+", "-", args.model)
     name = f"{datetime.date.today()}--{model}--{args.edit_format}"
+    name += f"--c{args.candidates}" if args.candidates > 1 else ""
+    name += "--rtc" if args.rtc else ""
     return args.runs_dir / (name if args.repeat == 1 else f"{name}--r{repeat}")
 
 
@@ -98,6 +115,7 @@ def run(exercises, args: argparse.Namespace, settings: RunSettings, folder: Path
     results = [json.loads((results_dir / f"{ex.name}.json").read_text()) for ex in exercises]
     summary = report.summarize(results, len(exercises), settings.tries)
     summary |= {"model": args.model, "edit_format": args.edit_format}
+    summary |= {"candidates": args.candidates, "rtc": args.rtc}
     summary |= {"command": " ".join(["benchmark", *sys.argv[1:]]), "coder_commit": _commit()}
     (folder / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary

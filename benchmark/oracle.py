@@ -4,11 +4,14 @@ format: the proof that the harness counts right."""
 from __future__ import annotations
 
 import json
+import re
+import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from coder.model import Completion, Request
+from coder.prompt import FILES_INTRO
 from editformats import ToolCall
 
 
@@ -40,6 +43,20 @@ def reply_for(fmt: str, current: Mapping[str, str], wanted: Mapping[str, str]) -
     return Completion(text="\n".join(parts))
 
 
+def _shown(request: Request, path: str) -> str | None:
+    """The text of path as the request shows it to the model (so that a round-trip check,
+    which shows the files before the edit, gets a reply against those), or None."""
+    for message in reversed(request.messages):
+        if not message.content.startswith(FILES_INTRO):
+            continue
+        match = re.search(rf"(?m)^{re.escape(path)}\n(`{{3,}})\n", message.content)
+        if match is None:
+            return None
+        end = message.content.find(f"\n{match.group(1)}", match.end() - 1)
+        return message.content[match.end() : end + 1] if end >= 0 else None
+    return None
+
+
 def _ends(text: str) -> str:
     return text if text.endswith("\n") else text + "\n"
 
@@ -65,13 +82,16 @@ class OracleModel:
         self.latency = latency
         """Seconds to wait before each answer, like a model on the network."""
         self.calls = 0
+        self._lock = threading.Lock()
 
     def complete(self, request: Request, on_text=None) -> Completion:
         """The next answer: a wrong one first when asked to, then the reference solution."""
-        self.calls += 1
+        with self._lock:  # candidates arrive in parallel
+            self.calls += 1
+            first = self.calls == 1
         time.sleep(self.latency)
-        current = {path: self.read(path) for path in self.solution}
-        if self.wrong_first and self.calls == 1:
+        current = {path: _shown(request, path) or self.read(path) for path in self.solution}
+        if self.wrong_first and first:
             wrong = 'raise NotImplementedError("a wrong first attempt")\n'
             wanted = {p: _ends(t) + wrong for p, t in current.items()}
         else:

@@ -41,7 +41,45 @@ def summarize(results: Sequence[dict], selected: int, tries: int) -> dict:
     summary["completion_tokens"] = sum(r["completion_tokens"] for r in results)
     costs = [r["cost"] for r in results if r.get("cost") is not None]
     summary["cost"] = round(sum(costs), 4) if costs else None
-    return summary
+    return summary | _selection(completed) | _round_trip(completed)
+
+
+def _selection(completed: Sequence[dict]) -> dict:
+    """How the selector did on the tries that offered it a choice."""
+    made = [s for r in completed for s in r.get("selections", [])]
+    if not made:
+        return {}
+    could = [s for s in made if any(s["passed"].values())]
+    chose_passing = sum(1 for s in could if s["passed"][s["chosen"]])
+    return {
+        "selections": len(made),
+        "selections_with_a_passing_candidate": len(could),
+        "selector_chose_passing": chose_passing,
+        "selector_missed": len(could) - chose_passing,
+        "selector_fallbacks": sum(1 for s in made if s["fallback"]),
+    }
+
+
+def _round_trip(completed: Sequence[dict]) -> dict:
+    """RTC figures as in the Patched RTC paper: the RTC pass rate, and the unit-test pass rate
+    among RTC-pass and among RTC-fail exercises (WEAK counts as not passing)."""
+    checked = [r for r in completed if r.get("rtc")]
+    if not checked:
+        return {}
+    verdicts = [r["rtc"]["verdict"] for r in checked]
+    conclusive = [r for r in checked if r["rtc"]["verdict"] != "INCONCLUSIVE"]
+    rtc_pass = [r for r in conclusive if r["rtc"]["verdict"] == "PASS"]
+    rtc_fail = [r for r in conclusive if r["rtc"]["verdict"] != "PASS"]
+    passed = lambda rs: sum(1 for r in rs if any(r["tests_outcomes"]))  # noqa: E731
+    return {
+        "rtc_pass_rate": _percent(len(rtc_pass), len(conclusive)),
+        "rtc_verdicts": {v: verdicts.count(v) for v in ("PASS", "WEAK", "FAIL", "INCONCLUSIVE")},
+        "pass_rate_among_rtc_pass": _percent(passed(rtc_pass), len(rtc_pass)),
+        "pass_rate_among_rtc_fail": _percent(passed(rtc_fail), len(rtc_fail)),
+        "rtc_tokens": sum(
+            r["rtc"]["prompt_tokens"] + r["rtc"]["completion_tokens"] for r in checked
+        ),
+    }
 
 
 def _percent(part: int, whole: int) -> float:

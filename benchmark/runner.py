@@ -4,13 +4,16 @@ loop, the tests run, and one retry (by default) gets the test errors."""
 from __future__ import annotations
 
 import io
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from benchmark.hashing import RecordingModel
+from coder import rtc
 from coder.model import Model, transcript
+from coder.rtc import Change, RtcSettings
 from coder.session import Session, SessionConfig
 from coder.terminal import Terminal
 from coder.workspace import Workspace
@@ -42,6 +45,10 @@ class RunSettings:
     max_reflections: int = 3
     """Malformed replies sent back to the model within one attempt, as in the chat."""
     test_timeout: float = 60.0
+    candidates: int = 1
+    """Candidate replies per request, chosen between by the LLM selector."""
+    rtc: bool = False
+    """Check the round trip of each exercise's final edit."""
 
 
 @dataclass
@@ -66,6 +73,11 @@ class ExerciseResult:
     indentation_errors: int = 0
     test_timeouts: int = 0
     hashes: list[dict[str, str]] = field(default_factory=list)
+    selections: list[dict] = field(default_factory=list)
+    """Per try with two or more distinct candidates: their labels, votes, whether each passes
+    the tests, the choice and whether the fallback made it."""
+    rtc: dict | None = None
+    """The round-trip verdict, score, baseline and tiers of the final edit."""
     error: str | None = None
     """A model or harness failure that ended the exercise early."""
     chat: str = ""
@@ -92,14 +104,20 @@ def run_exercise(
         ws=Workspace(workdir),
         repo=None,
         terminal=Terminal(out=io.StringIO(), err=io.StringIO()),
-        config=SessionConfig(max_reflections=settings.max_reflections, auto_commits=False),
+        config=SessionConfig(
+            max_reflections=settings.max_reflections,
+            auto_commits=False,
+            candidates=settings.candidates,
+        ),
         files=list(exercise.solution_files),
     )
     files = ", ".join(exercise.solution_files)
     message = INSTRUCTIONS.format(instructions=exercise.instructions, files=files)
+    stubs = {p: (workdir / p).read_text() for p in exercise.solution_files}
     try:
-        for _ in range(settings.tries):
+        for attempt in range(1, settings.tries + 1):
             session.turn(message)
+            _judge_candidates(result, session, exercise, settings, attempt)
             restore_tests(exercise, workdir)
             run = run_tests(exercise, workdir, settings.test_timeout)
             _count_test_run(result, run)
@@ -107,10 +125,60 @@ def run_exercise(
                 break
             shown = "\n".join(run.output.splitlines()[:OUTPUT_LINES])
             message = RETRY.format(output=shown, files=files)
+        if settings.rtc:
+            result.rtc = _round_trip(
+                session, stubs, INSTRUCTIONS.format(instructions=exercise.instructions, files=files)
+            )
     except Exception as exc:  # the one place a run records any failure instead of stopping
         result.error = f"{type(exc).__name__}: {exc}"
     _fill(result, session, model, time.perf_counter() - began)
     return result
+
+
+def _judge_candidates(
+    result: ExerciseResult, session: Session, exercise: Exercise, settings: RunSettings, n: int
+) -> None:
+    """Run the tests on every distinct candidate of this try, each in its own scratch copy, to
+    learn whether the selector's choice passed when another candidate would have."""
+    made = session.selection
+    if made is None or made.choice is None or len(made.distinct) < 2:
+        return
+    passed = {}
+    for c in made.distinct:
+        with tempfile.TemporaryDirectory(prefix="candidate-") as scratch:
+            copy = copy_to(exercise, Path(scratch) / exercise.name)
+            files = {p: f.text for p, f in c.proposal.originals.items() if f.exists}
+            for path, text in (files | dict(c.proposal.result.files)).items():
+                (copy / path).write_text(text)
+            passed[c.label] = run_tests(exercise, copy, settings.test_timeout).passed
+    result.selections.append(
+        {
+            "try": n,
+            "votes": {c.label: c.votes for c in made.distinct},
+            "passed": passed,
+            "chosen": made.choice.label,
+            "fallback": made.choice.fallback,
+        }
+    )
+
+
+def _round_trip(session: Session, stubs: dict[str, str], request: str) -> dict:
+    """RTC of the whole change from the stubs to the final files."""
+    after = {p: session.ws.read(p).text for p in stubs}
+    change = Change(stubs, after, {}, request)
+    report = rtc.check(session.model, session.fmt, change, RtcSettings())
+    return {
+        "verdict": report.verdict,
+        "score": round(report.score, 3),
+        "baseline": round(report.baseline, 3),
+        "reason": report.reason,
+        "tiers": [s.tier for s in report.samples],
+        "descriptions": [s.description for s in report.samples],
+        "leaked": sum(s.leaked for s in report.samples),
+        "prompt_tokens": report.usage.prompt_tokens,
+        "completion_tokens": report.usage.completion_tokens,
+        "cost": report.usage.cost,
+    }
 
 
 def _count_test_run(result: ExerciseResult, run) -> None:

@@ -19,13 +19,13 @@ def compare(runs: list[Path], chart: Path | None = None) -> str:
             int(k.split("_")[2]) for k in s if k.startswith("pass_rate_") and k[10:].isdigit()
         )
         final = s[f"pass_rate_{last}"]
-        groups[(s["model"], s["edit_format"])].append(final)
+        groups[(s["model"], _variant(s))].append(final)
         done = f"{s['completed']}/{s['selected']}"
         lines.append(
             _row(
                 run.name,
                 s["model"],
-                s["edit_format"],
+                _variant(s),
                 s["pass_rate_1"],
                 final,
                 s["percent_well_formed"],
@@ -38,11 +38,33 @@ def compare(runs: list[Path], chart: Path | None = None) -> str:
         lines.append(
             f"  {model} / {fmt}: {statistics.mean(rates):.1f} ± {spread:.1f} (n={len(rates)})"
         )
+    lines += _round_trips(summaries)
     lines += ["", _nondeterminism(runs)]
     target = chart or runs[0].parent / "stats"
     written = draw(groups, target)
     lines.append(f"chart: {', '.join(str(p) for p in written)}")
     return "\n".join(lines)
+
+
+def _variant(summary: dict) -> str:
+    """The edit format, and the number of candidates when there were several."""
+    n = summary.get("candidates", 1)
+    return summary["edit_format"] + (f" x{n}" if n > 1 else "")
+
+
+def _round_trips(summaries: list[tuple[Path, dict]]) -> list[str]:
+    """RTC pass rate per model and format, and the test pass rates it separates."""
+    checked = [s for _, s in summaries if "rtc_pass_rate" in s]
+    if not checked:
+        return []
+    lines = ["", "round-trip correctness: RTC pass rate; test pass rate among RTC pass / fail:"]
+    for s in checked:
+        lines.append(
+            f"  {s['model']} / {_variant(s)}: {s['rtc_pass_rate']}%;"
+            f" {s['pass_rate_among_rtc_pass']}% / {s['pass_rate_among_rtc_fail']}%"
+            f" {s['rtc_verdicts']}"
+        )
+    return lines
 
 
 def _row(*cells) -> str:

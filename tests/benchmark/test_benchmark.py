@@ -129,3 +129,58 @@ def test_summary_denominators() -> None:
     assert summary["pass_rate_2_of_selected"] == 50.0
     assert summary["percent_well_formed"] == 50.0
     assert summary["cost"] == 0.01
+
+
+@needs_exercises
+def test_candidates_outvote_a_wrong_first_answer(tmp_path: Path) -> None:
+    # oracle-retry's first call is wrong: with three parallel candidates, one of three is.
+    summary = run(tmp_path, "--model", "oracle-retry", "--candidates", "3", "--num-tests", "3")
+    assert summary["pass_rate_1"] == 100.0 and summary["candidates"] == 3
+    assert summary["selections"] == summary["selections_with_a_passing_candidate"] == 3
+    assert summary["selector_chose_passing"] == 3 and summary["selector_missed"] == 0
+    # The oracle cannot answer the selector's question, so the votes decide, and say so.
+    assert summary["selector_fallbacks"] == 3
+    (result, *_) = sorted((tmp_path / "runs").glob("*--c3/results/*.json"))
+    selection = json.loads(result.read_text())["selections"][0]
+    assert sorted(selection["votes"].values()) == [1, 2]
+    assert sorted(selection["passed"].values()) == [False, True]
+
+
+@needs_exercises
+def test_rtc_of_an_oracle_that_ignores_the_description_shows_no_lift(tmp_path: Path) -> None:
+    summary = run(tmp_path, "--model", "oracle", "--rtc", "--num-tests", "2")
+    assert summary["rtc_verdicts"] == {"PASS": 0, "WEAK": 2, "FAIL": 0, "INCONCLUSIVE": 0}
+    assert summary["rtc_pass_rate"] == 0.0 and summary["pass_rate_among_rtc_fail"] == 100.0
+    (result, *_) = sorted((tmp_path / "runs").glob("*--rtc/results/*.json"))
+    rtc = json.loads(result.read_text())["rtc"]
+    assert rtc["tiers"] == ["exact"] * 3 and rtc["score"] == rtc["baseline"] == 1.0
+
+
+def test_selection_and_round_trip_figures() -> None:
+    base = {"parse_errors": 0, "apply_failures": 0, "seconds": 1.0}
+    base |= {"prompt_tokens": 0, "completion_tokens": 0, "cost": None}
+
+    def rtc(verdict: str) -> dict:
+        return {"verdict": verdict, "prompt_tokens": 3, "completion_tokens": 1}
+
+    def pick(chosen: str, passed: dict, fallback=None) -> dict:
+        return {"chosen": chosen, "passed": passed, "fallback": fallback}
+
+    results = [
+        base | {"tests_outcomes": [True], "rtc": rtc("PASS")},
+        base | {"tests_outcomes": [True], "rtc": rtc("PASS")},
+        base | {"tests_outcomes": [False, False], "rtc": rtc("FAIL")},
+        base | {"tests_outcomes": [False, True], "rtc": rtc("WEAK")},
+        base | {"tests_outcomes": [True], "rtc": rtc("INCONCLUSIVE")},
+    ]
+    results[0]["selections"] = [pick("A", {"A": True, "B": False})]
+    results[2]["selections"] = [pick("B", {"A": True, "B": False}, "invalid twice")]
+    results[3]["selections"] = [pick("A", {"A": False, "B": False})]
+    summary = report.summarize(results, selected=5, tries=2)
+    assert summary["selections"] == 3 and summary["selections_with_a_passing_candidate"] == 2
+    assert summary["selector_chose_passing"] == 1 and summary["selector_missed"] == 1
+    assert summary["selector_fallbacks"] == 1
+    assert summary["rtc_pass_rate"] == 50.0  # of the four conclusive verdicts
+    assert summary["pass_rate_among_rtc_pass"] == 100.0
+    assert summary["pass_rate_among_rtc_fail"] == 50.0  # WEAK counts as not passing RTC
+    assert summary["rtc_tokens"] == 20

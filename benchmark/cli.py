@@ -10,6 +10,7 @@ import argparse
 import datetime
 import json
 import re
+import signal
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -28,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="benchmark", description=__doc__.splitlines()[0])
     p.add_argument("--model", default="oracle", help="litellm model name, or oracle/oracle-retry")
     p.add_argument("--api-base", help="URL of an OpenAI-compatible server")
+    p.add_argument("--local-model", metavar="PATH.gguf", help="with --model local: this file")
     p.add_argument("--edit-format", default="diff")
     p.add_argument("--tries", type=int, default=2, help="attempts per exercise (default 2)")
     p.add_argument("--threads", type=int, default=1)
@@ -52,6 +54,21 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark command line; returns the exit status."""
     args = build_parser().parse_args(argv)
+    # SIGTERM unwinds like Ctrl-C, so that a local model server is stopped on the way out.
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        return _main(args)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if "coder.local" in sys.modules:  # a local model server was started: stop it
+            sys.modules["coder.local"].stop()
+
+
+def _terminated(signum, frame) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _main(args: argparse.Namespace) -> int:
     if args.stats:
         from benchmark import stats
 
@@ -89,7 +106,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_folder(args: argparse.Namespace, repeat: int) -> Path:
     """The run's folder: the same for the same command on the same day, so that it resumes."""
-    model = re.sub(r"[^\w.-]+", "-", args.model)
+    given = args.model
+    if given == "local" and args.local_model:
+        given = f"local-{Path(args.local_model).stem}"
+    model = re.sub(r"[^\w.-]+", "-", given)
     name = f"{datetime.date.today()}--{model}--{args.edit_format}"
     name += f"--c{args.candidates}" if args.candidates > 1 else ""
     name += "--rtc" if args.rtc else ""
@@ -129,7 +149,16 @@ def _model_factory(args: argparse.Namespace, exercise):
         return lambda workdir: make(args.edit_format, workdir, exercise.example_solution())
     from coder.llm import LiteLLMModel, ModelSettings
 
-    model = LiteLLMModel(ModelSettings(args.model, api_base=args.api_base))
+    if args.model == "local":
+        from coder import local
+
+        served = local.serve(args.local_model, on_status=lambda text: print(text, file=sys.stderr))
+        settings = ModelSettings(
+            served.model, served.api_base, api_key="local", max_tokens=local.MAX_REPLY
+        )
+    else:
+        settings = ModelSettings(args.model, api_base=args.api_base)
+    model = LiteLLMModel(settings)
     return lambda workdir: model
 
 

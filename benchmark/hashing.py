@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 from collections.abc import Callable
 
 from coder.model import Completion, Model, Request
@@ -24,6 +25,7 @@ def request_hash(model: str, request: Request) -> str:
             "temperature": request.temperature,
             "tools": list(request.tools),
             "seed": request.seed,
+            "max_tokens": request.max_tokens,
         }
     )
 
@@ -41,14 +43,18 @@ class RecordingModel:
         self.model = model
         self.name = model.name
         self.pairs: list[dict[str, str]] = []
+        self.seconds = 0.0
+        """Time spent waiting for answers, summed over calls."""
         self._lock = threading.Lock()
 
     def complete(
         self, request: Request, on_text: Callable[[str], None] | None = None
     ) -> Completion:
         """Answer through the wrapped model, recording the fingerprints."""
+        began = time.perf_counter()
         completion = self.model.complete(request, on_text)
         with self._lock:
+            self.seconds += time.perf_counter() - began
             self.pairs.append(
                 {"request": request_hash(self.name, request), "reply": reply_hash(completion)}
             )

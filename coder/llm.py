@@ -46,6 +46,9 @@ class ModelSettings:
     """How many times a rate limit, server error or timeout is retried."""
     backoff: float = 1.0
     """Seconds before the first retry; doubled each time."""
+    max_tokens: int | None = None
+    """The longest reply to accept; a small local model can otherwise loop until its context
+    is full."""
 
 
 @cache
@@ -109,6 +112,9 @@ class LiteLLMModel:
             kwargs["api_key"] = self.settings.api_key
         if request.seed is not None:
             kwargs["seed"] = request.seed
+        limits = [n for n in (request.max_tokens, self.settings.max_tokens) if n]
+        if limits:
+            kwargs["max_tokens"] = min(limits)
         if request.tools:
             kwargs["tools"] = list(request.tools)
             if len(request.tools) == 1:

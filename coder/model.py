@@ -81,6 +81,8 @@ class Request:
     tools: tuple[dict, ...] = ()
     """OpenAI tool definitions; with exactly one, the model is forced to call it."""
     seed: int | None = None
+    max_tokens: int | None = None
+    """The longest answer wanted; None leaves it to the model's settings."""
 
 
 class Model(Protocol):

@@ -20,6 +20,8 @@ from coder.terminal import Terminal
 from coder.workspace import FileText, Workspace
 from editformats import EditFormat, ReplyError, feedback
 
+COMMIT_TOKENS = 100
+"""Enough for one line; a model that rambles on is cut off, and the first line kept."""
 COMMIT_PROMPT = (
     "Write a git commit message for the diff below: one line in the imperative mood, at most"
     " 72 characters, saying what changed and why. Answer with the line only."
@@ -345,7 +347,8 @@ class Session:
         model = self.weak_model or self.model
         diff = self.repo.diff(list(changed)) if self.repo else ""
         try:
-            request = Request((Message("system", COMMIT_PROMPT), Message("user", diff[:20000])))
+            messages = (Message("system", COMMIT_PROMPT), Message("user", diff[:20000]))
+            request = Request(messages, max_tokens=COMMIT_TOKENS)
             line = model.complete(request).text.strip().strip("`\"'").splitlines()
         except CoderError:
             return fallback

@@ -26,6 +26,8 @@ def run(args: argparse.Namespace, terminal: Terminal, environ: Mapping[str, str]
     repo = Repo.find(cwd) if args.git is not False else None
     flags = {k: v for k, v in vars(args).items() if k not in ("files", "message", "apply")}
     flags["read"] = tuple(args.read) if args.read else None
+    if args.local_model and not args.model:
+        flags["model"] = "local"
     home = Path(environ["HOME"]) if environ.get("HOME") else None
     config = settings.load(home, repo.root if repo else None, environ, flags)
     terminal.yes = config.yes
@@ -102,7 +104,19 @@ def _session(config, ws: Workspace, repo: Repo | None, terminal: Terminal, files
 def _model(config, name: str, terminal: Terminal):
     from coder.llm import LiteLLMModel, ModelSettings
 
-    model_settings = ModelSettings(name=name, api_base=config.api_base, timeout=config.timeout)
+    if name == "local":
+        from coder import local
+
+        served = local.serve(config.local_model, on_status=terminal.say)
+        model_settings = ModelSettings(
+            served.model,
+            served.api_base,
+            api_key="local",
+            timeout=config.timeout,
+            max_tokens=local.MAX_REPLY,
+        )
+    else:
+        model_settings = ModelSettings(name, api_base=config.api_base, timeout=config.timeout)
     return LiteLLMModel(model_settings, on_retry=terminal.error)
 
 

@@ -53,6 +53,17 @@ def test_forced_tool_call() -> None:
     assert body["tools"][0]["function"]["name"] == "replace_lines"
 
 
+def test_temperature_seed_and_the_smaller_token_cap_are_sent() -> None:
+    with FakeOpenAI([Text("a"), Text("b")]) as server:
+        llm, _ = model(server)
+        llm.settings = ModelSettings("openai/m", server.base_url, "k", max_tokens=2048)
+        llm.complete(Request(REQUEST.messages, temperature=0.7, seed=3, max_tokens=100))
+        llm.complete(REQUEST)
+    first, second = server.requests
+    assert (first["temperature"], first["seed"], first["max_tokens"]) == (0.7, 3, 100)
+    assert second["max_tokens"] == 2048 and "seed" not in second
+
+
 def test_rate_limit_and_server_errors_are_retried() -> None:
     script = [Status(429, "slow down"), Status(500, "oops"), Text("fine")]
     with FakeOpenAI(script) as server:

@@ -133,6 +133,8 @@ class Session:
                 self._count_reflection(attempt)
                 continue
             if not proposal.result.applied and not proposal.result.failures:
+                if not before:
+                    self.terminal.say(f"The reply has no {self.fmt.name} edits: nothing changed.")
                 return self._finish(before, text)
             self._write(proposal, before)
             if proposal.result.ok:

@@ -143,3 +143,11 @@ def test_transcript_records_the_chat(root: Path) -> None:
     chat.turn("make it x")
     log = chat.transcript.read_text()
     assert "#### user\n\nmake it x" in log and "<<<<<<< SEARCH" in log
+
+
+def test_a_reply_without_edits_changes_nothing_and_says_so(root: Path) -> None:
+    chat = session(root, ["It already says hello; no change is needed."])
+    outcome = chat.turn("make it say hello")
+    assert outcome.changed == () and not outcome.failed
+    assert "The reply has no diff edits: nothing changed." in chat.terminal.out.getvalue()
+    assert (root / "hello.py").read_text() == HELLO

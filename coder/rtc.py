@@ -130,16 +130,20 @@ def check(model: Model, fmt: EditFormat, change: Change, settings: RtcSettings) 
     if failed:
         return replace(base, usage=usage, reason=f"the model failed to describe: {failed[0]}")
     descriptions = [clean(a.text, settings.max_chars) for a in answers]
-    requests = [remake_request(fmt, change, d) for d in [*descriptions, BASELINE]]
-    remade = complete_all(model, requests)
-    usage += _usage(remade)
-    failed = [a for a in remade if isinstance(a, Exception)]
+    # An empty description is the describer's failure: nothing to re-make from.
+    wanted = [d for d in [*descriptions, BASELINE] if d]
+    answers = complete_all(model, [remake_request(fmt, change, d) for d in wanted])
+    remade = dict(zip(wanted, answers, strict=True))
+    usage += _usage(list(remade.values()))
+    failed = [a for a in remade.values() if isinstance(a, Exception)]
     if failed:
         return replace(base, usage=usage, reason=f"the model failed to re-make: {failed[0]}")
     added = _added_lines(change)
     samples = [
-        replace(compare(fmt, change, answer), description=d, leaked=leaks(d, added))
-        for d, answer in zip([*descriptions, BASELINE], remade, strict=True)
+        replace(compare(fmt, change, remade[d]), description=d, leaked=leaks(d, added))
+        if d
+        else Sample("", tier="failed", problem="the description is empty")
+        for d in [*descriptions, BASELINE]
     ]
     score = sum(s.score for s in samples[:-1]) / len(descriptions)
     baseline = samples[-1].score

@@ -195,3 +195,11 @@ def test_rtc_in_the_chat_checks_the_last_edit_without_touching_the_files(tmp_pat
     assert "RTC PASS" in out.getvalue()
     assert (root / "shapes.py").read_text() == AFTER
     assert chat.usage.prompt_tokens >= 70
+
+
+def test_an_empty_description_fails_its_sample_without_a_request() -> None:
+    model = RtcModel(["", *DESCRIPTIONS[1:]], GOOD)
+    report = check(model)
+    assert report.samples[0].tier == "failed" and "empty" in report.samples[0].problem
+    assert "" not in [r.messages[-1].content for r in model.requests]
+    assert report.verdict == "WEAK"  # two of three descriptions re-make the change

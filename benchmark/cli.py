@@ -10,7 +10,6 @@ import argparse
 import datetime
 import json
 import re
-import signal
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -54,18 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark command line; returns the exit status."""
     args = build_parser().parse_args(argv)
-    # SIGTERM unwinds like Ctrl-C, so that a local model server is stopped on the way out.
-    previous = signal.signal(signal.SIGTERM, _terminated)
-    try:
+    from coder.local import stopped_on_exit
+
+    with stopped_on_exit():
         return _main(args)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        if "coder.local" in sys.modules:  # a local model server was started: stop it
-            sys.modules["coder.local"].stop()
-
-
-def _terminated(signum, frame) -> None:
-    raise SystemExit(128 + signum)
 
 
 def _main(args: argparse.Namespace) -> int:

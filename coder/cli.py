@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 from pathlib import Path
 
@@ -71,8 +70,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = build_parser().parse_args(argv)
-    # SIGTERM unwinds like Ctrl-C, so that a local model server is stopped on the way out.
-    previous = signal.signal(signal.SIGTERM, _terminated)
+    from coder.local import stopped_on_exit
+
+    with stopped_on_exit():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from coder.terminal import Terminal
 
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ and args.pretty is not False
@@ -89,14 +93,6 @@ def main(argv: list[str] | None = None) -> int:
     except CoderError as exc:
         terminal.error(f"coder: {exc}")
         return 1
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        if "coder.local" in sys.modules:  # a local model server was started: stop it
-            sys.modules["coder.local"].stop()
-
-
-def _terminated(signum, frame) -> None:
-    raise SystemExit(128 + signum)
 
 
 def _apply(args: argparse.Namespace, terminal, color: bool) -> int:

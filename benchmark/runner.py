@@ -114,7 +114,8 @@ def run_exercise(
         files=list(exercise.solution_files),
     )
     files = ", ".join(exercise.solution_files)
-    message = INSTRUCTIONS.format(instructions=exercise.instructions, files=files)
+    request = INSTRUCTIONS.format(instructions=exercise.instructions, files=files)
+    message = request
     stubs = {p: (workdir / p).read_text() for p in exercise.solution_files}
     try:
         for attempt in range(1, settings.tries + 1):
@@ -128,9 +129,7 @@ def run_exercise(
             shown = "\n".join(run.output.splitlines()[:OUTPUT_LINES])
             message = RETRY.format(output=shown, files=files)
         if settings.rtc:
-            result.rtc = _round_trip(
-                session, stubs, INSTRUCTIONS.format(instructions=exercise.instructions, files=files)
-            )
+            result.rtc = _round_trip(session, stubs, request)
     except Exception as exc:  # the one place a run records any failure instead of stopping
         result.error = f"{type(exc).__name__}: {exc}"
     _fill(result, session, model, time.perf_counter() - began)

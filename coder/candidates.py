@@ -10,7 +10,7 @@ import random
 from dataclasses import dataclass, replace
 
 from coder import editing
-from coder.model import Completion, Model, Request, Usage, complete_all
+from coder.model import Completion, Model, Request, Usage, complete_all, usage_of
 from coder.workspace import Workspace
 from editformats import EditFormat, ReplyError
 
@@ -89,11 +89,7 @@ def generate(model: Model, request: Request, n: int) -> tuple[list[Completion | 
         for i, t in enumerate(temperatures(n))
     ]
     answers = complete_all(model, requests)
-    usage = Usage()
-    for answer in answers:
-        if isinstance(answer, Completion):
-            usage += answer.usage
-    return answers, usage
+    return answers, usage_of(answers)
 
 
 def validate(

@@ -136,6 +136,11 @@ def transcript(messages: Sequence[Message]) -> str:
     return "\n\n".join(f"[{m.role}]\n{m.content}" for m in messages)
 
 
+def usage_of(answers: Iterable[Completion | Exception]) -> Usage:
+    """The usage of the answers that arrived."""
+    return sum((a.usage for a in answers if isinstance(a, Completion)), Usage())
+
+
 def complete_all(model: Model, requests: Sequence[Request]) -> list[Completion | Exception]:
     """Send the requests as independent parallel calls; each answer, or the CoderError it raised,
     in the order of the requests. Ctrl-C abandons the calls still running."""

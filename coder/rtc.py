@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from coder import prompt
 from coder.editing import unified_diff
-from coder.model import Completion, Message, Model, Request, Usage, complete_all
+from coder.model import Completion, Message, Model, Request, Usage, complete_all, usage_of
 from coder.terminal import Terminal
 from editformats import EditFormat, ReplyError
 
@@ -125,7 +125,7 @@ def check(model: Model, fmt: EditFormat, change: Change, settings: RtcSettings) 
     if all(change.before.get(p) == t for p, t in change.after.items()):
         return replace(base, reason="there is no change to check")
     answers = complete_all(model, describe_requests(change, settings))
-    usage = _usage(answers)
+    usage = usage_of(answers)
     failed = [a for a in answers if isinstance(a, Exception)]
     if failed:
         return replace(base, usage=usage, reason=f"the model failed to describe: {failed[0]}")
@@ -134,7 +134,7 @@ def check(model: Model, fmt: EditFormat, change: Change, settings: RtcSettings) 
     wanted = [d for d in [*descriptions, BASELINE] if d]
     answers = complete_all(model, [remake_request(fmt, change, d) for d in wanted])
     remade = dict(zip(wanted, answers, strict=True))
-    usage += _usage(list(remade.values()))
+    usage += usage_of(remade.values())
     failed = [a for a in remade.values() if isinstance(a, Exception)]
     if failed:
         return replace(base, usage=usage, reason=f"the model failed to re-make: {failed[0]}")
@@ -274,11 +274,3 @@ def _common_run(a: str, b: str) -> str:
     """The longest stretch of a that also occurs in b."""
     match = difflib.SequenceMatcher(None, a, b, autojunk=False).find_longest_match()
     return a[match.a : match.a + match.size]
-
-
-def _usage(answers: list[Completion | Exception]) -> Usage:
-    total = Usage()
-    for answer in answers:
-        if isinstance(answer, Completion):
-            total += answer.usage
-    return total

@@ -31,9 +31,8 @@ class TestSetup:
 class Selection:
     """The candidates of one request and the choice among them."""
 
-    asked: int
     candidates: tuple[Candidate, ...]
-    """Every generated candidate in generation order; duplicates carry their group's label."""
+    """One per call asked for, in generation order; duplicates carry their group's label."""
     distinct: tuple[Candidate, ...]
     """The valid candidates with distinct changes, in label order."""
     choice: Choice | None
@@ -63,7 +62,7 @@ class Setup:
     """Everything making a selection depends on besides the request."""
 
     model: Model
-    selector: Model
+    """Writes the candidates, and chooses between them."""
     fmt: EditFormat
     ws: Workspace
     files: list[str]
@@ -82,7 +81,7 @@ def make(setup: Setup, request: Request, request_text: str, n: int) -> Selection
         distinct = _with_tests(distinct, setup.ws.root, setup.tests)
     labelled, everyone = cands.label(everyone, distinct, request_text)
     if not labelled:
-        return Selection(n, tuple(everyone), (), None, usage)
+        return Selection(tuple(everyone), (), None, usage)
     if len(labelled) == 1:
         only = labelled[0]
         why = (
@@ -92,9 +91,9 @@ def make(setup: Setup, request: Request, request_text: str, n: int) -> Selection
         )
         choice = Choice(only.label, why)
     else:
-        choice = selector.select(setup.selector, request_text, labelled, len(answers))
+        choice = selector.select(setup.model, request_text, labelled, len(answers))
         usage += choice.usage
-    return Selection(n, tuple(everyone), tuple(labelled), choice, usage)
+    return Selection(tuple(everyone), tuple(labelled), choice, usage)
 
 
 def _with_tests(distinct: list[Candidate], root: Path, tests: TestSetup) -> list[Candidate]:
@@ -126,7 +125,8 @@ def show(terminal: Terminal, selection: Selection) -> None:
         )
     columns = ["label", "temp", "votes", "valid", "tests", "size", ""]
     arrived = sum(c.completion is not None for c in selection.candidates)
-    terminal.table(f"{arrived} of {selection.asked} candidates answered", columns, rows)
+    asked = len(selection.candidates)
+    terminal.table(f"{arrived} of {asked} candidates answered", columns, rows)
     choice = selection.choice
     if choice is None:
         terminal.error("No candidate is valid.")

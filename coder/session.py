@@ -174,7 +174,7 @@ class Session:
         n = self.config.candidates
         self.terminal.say(f"Asking {self.model.name} for {n} candidates...")
         setup = selection.Setup(
-            self.model, self.model, self.fmt, self.ws, self.files, self.read_only, self._tests()
+            self.model, self.fmt, self.ws, self.files, self.read_only, self._tests()
         )
         try:
             made = selection.make(setup, self._build(message), message, n)

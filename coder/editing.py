@@ -65,10 +65,7 @@ def save(proposal: Proposal, ws: Workspace, repo: Repo | None, message: str) -> 
     changed = sorted(proposal.result.files)
     commits = []
     if repo is not None:
-        dirty = repo.dirty(changed)
-        if dirty:
-            names = ", ".join(dirty)
-            commits.append(repo.commit(dirty, f"coder: save uncommitted changes to {names}"))
+        commits += save_user_changes(repo, changed)
     ws.write_all(proposal.result.files, proposal.originals)
     if repo is not None:
         head = repo.head()
@@ -76,6 +73,15 @@ def save(proposal: Proposal, ws: Workspace, repo: Repo | None, message: str) -> 
         if sha and sha != head:
             commits.append(sha)
     return commits
+
+
+def save_user_changes(repo: Repo, paths: list[str]) -> list[str]:
+    """Commit the user's uncommitted changes to paths, on their own, before coder edits them;
+    the commit made, if any."""
+    dirty = repo.dirty(paths)
+    if not dirty:
+        return []
+    return [repo.commit(dirty, f"coder: save uncommitted changes to {', '.join(dirty)}")]
 
 
 def commit_message(result: ApplyResult) -> str:

@@ -260,12 +260,7 @@ class Session:
             return
         fresh = [p for p in changed if p not in before]
         if self.repo is not None and self.config.auto_commits and fresh:
-            dirty = self.repo.dirty(fresh)
-            if dirty:
-                names = ", ".join(dirty)
-                self.commits.append(
-                    self.repo.commit(dirty, f"coder: save uncommitted changes to {names}")
-                )
+            self.commits += editing.save_user_changes(self.repo, fresh)
         for path in fresh:
             before[path] = proposal.originals[path]
         self.ws.write_all(changed, proposal.originals)

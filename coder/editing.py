@@ -1,18 +1,27 @@
-"""Turning a reply into changed files on disk: parse, apply in memory, check, write, commit.
+"""Turning a reply into changed files on disk: parse, apply in memory, vet, write, commit.
 
-Shared by `coder --apply` and the chat. Nothing is written unless every edit applied.
+Shared by `coder --apply` and the chat. Nothing is written unless every edit applied and every
+file it writes may be written; the user's own uncommitted work in those files is committed
+first, on its own; and a write either completes or leaves every file as it was.
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
-from dataclasses import dataclass, replace
+import signal
+import threading
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
-from coder.errors import PathError
+from coder import guard
+from coder.errors import GitError, NotCommitted, PathError
 from coder.repo import Repo
+from coder.terminal import Terminal
 from coder.workspace import FileText, Workspace
 from editformats import ApplyResult, Edit, EditFormat, Failure, Reply
+from editformats.paths import NO_TREE, Tree, tree_of
 
 
 @dataclass(frozen=True)
@@ -26,6 +35,25 @@ class Proposal:
         """A unified diff of every change the proposal makes, with context lines around each."""
         old = {p: f.text for p, f in self.originals.items() if f.exists}
         return unified_diff(old, dict(self.result.files), context)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a reply may write besides editing the chat files."""
+
+    named: frozenset[str] = frozenset()
+    """Files the user named: only these may be written when they steer coder or git."""
+    hooks: str | None = None
+    """The repository-relative folder of git's hooks, when it is in the work tree."""
+    tree: Tree = field(default=NO_TREE, repr=False)
+    """The repository's files, so that the reply's names resolve to what exists."""
+
+
+def scope_of(ws: Workspace, repo: Repo | None, named: set[str] | frozenset[str]) -> Scope:
+    """The Scope of a reply in this workspace, the user having named the files in named."""
+    files = repo.files() if repo is not None else ws.listing()
+    hooks = repo.hooks_folder() if repo is not None else None
+    return Scope(frozenset(named), hooks, tree_of(files))
 
 
 def unified_diff(old: dict[str, str], new: dict[str, str], context: int = 3) -> str:
@@ -45,12 +73,14 @@ def unified_diff(old: dict[str, str], new: dict[str, str], context: int = 3) -> 
     return "".join(line if line.endswith("\n") else line + "\n" for line in chunks)
 
 
-def propose(fmt: EditFormat, reply: Reply, ws: Workspace, chat: list[str]) -> Proposal:
+def propose(
+    fmt: EditFormat, reply: Reply, ws: Workspace, chat: list[str], scope: Scope = Scope()
+) -> Proposal:
     """Parse the reply and apply its edits to the chat files in memory; ReplyError if unreadable."""
     originals = {path: ws.read(path) for path in chat}
     edits = [_relative(edit, ws) for edit in fmt.parse(reply)]
-    result = fmt.apply(edits, {path: f.text for path, f in originals.items()})
-    extra = _check_targets(result, ws, originals)
+    result = fmt.apply(edits, {path: f.text for path, f in originals.items()}, tree=scope.tree)
+    extra = _check_targets(result, ws, originals, scope)
     if extra:
         result = replace(result, failures=result.failures + tuple(extra))
     for path in result.files:
@@ -59,20 +89,138 @@ def propose(fmt: EditFormat, reply: Reply, ws: Workspace, chat: list[str]) -> Pr
     return Proposal(result, originals)
 
 
+def propose_asking(
+    fmt: EditFormat,
+    reply: Reply,
+    ws: Workspace,
+    chat: list[str],
+    scope: Scope,
+    terminal: Terminal,
+) -> tuple[Proposal, list[str], Scope]:
+    """propose(), asking the user about the files the reply may only write with leave: an
+    existing file outside the chat (--yes allows it), or a file that steers coder or git (asked
+    with no as the default; --yes refuses it). Returns the proposal, the files added to the
+    chat, and the scope with the files the user allowed."""
+    proposal = propose(fmt, reply, ws, chat, scope)
+    added: list[str] = []
+    allowed: set[str] = set()
+    for failure in _unique(proposal.result.failures):
+        path = failure.path
+        why = guard.steers(path, scope.hooks) or _steers_through_link(ws, path, scope)
+        if why and path not in scope.named:
+            if _allow_steering(terminal, path, why):
+                allowed.add(path)
+                if path not in chat and _exists(ws, path):
+                    added.append(path)
+        elif failure.kind == "outside-chat" and path not in chat and _exists(ws, path):
+            question = f"The reply edits {path}, which is not in the chat. Add it and allow that?"
+            if terminal.confirm(question):
+                added.append(path)
+    if not added and not allowed:
+        return proposal, [], scope
+    scope = replace(scope, named=scope.named | allowed)
+    return propose(fmt, reply, ws, chat + added, scope), added, scope
+
+
+def _unique(failures: tuple[Failure, ...]) -> list[Failure]:
+    """The failures that ask for leave (outside the chat, or steering), one per path."""
+    seen: dict[str, Failure] = {}
+    for f in failures:
+        if f.path and f.kind in ("outside-chat", "steering") and f.path not in seen:
+            seen[f.path] = f
+    return list(seen.values())
+
+
+def _allow_steering(terminal: Terminal, path: str, why: str) -> bool:
+    if terminal.yes:
+        terminal.error(
+            f"Refused: the reply writes {path}, which {why}. --yes never allows that; add the"
+            " file to the chat by name to let the model edit it."
+        )
+        return False
+    return terminal.confirm(f"The reply writes {path}, which {why}. Allow it?", default=False)
+
+
+def _exists(ws: Workspace, path: str) -> bool:
+    try:
+        return ws.read(path).exists
+    except PathError:
+        return False
+
+
+def _steers_through_link(ws: Workspace, path: str, scope: Scope) -> str | None:
+    """Why the file a symlink named path leads to steers coder or git, or None."""
+    try:
+        real = ws.real(path)
+    except PathError:
+        return None
+    if real == path or real in scope.named:
+        return None
+    return guard.steers(real, scope.hooks)
+
+
+def write(
+    proposal: Proposal, ws: Workspace, repo: Repo | None, save_user: Collection[str]
+) -> list[str]:
+    """Write the proposal's files; with a repo, first commit the user's own uncommitted
+    changes to the files in save_user, on their own. Returns the commits made.
+
+    Nothing is written when git cannot commit here (GitError), a file changed since it was
+    read, or a write fails (WriteError).
+    """
+    with _locked(repo), uninterrupted():
+        return _write(proposal, ws, repo, save_user)
+
+
+def commit(repo: Repo, ws: Workspace, paths: list[str], message: str) -> str:
+    """Commit the files at paths (the files they lead to, through symlinks); NotCommitted,
+    naming them, when git fails: they stay written."""
+    with _locked(repo), uninterrupted():
+        return _commit(repo, ws, paths, message)
+
+
 def save(proposal: Proposal, ws: Workspace, repo: Repo | None, message: str) -> list[str]:
-    """Write the proposal's files; with a repo, commit them (after the user's own changes to
-    them, separately). Returns the commits made, oldest first."""
-    changed = sorted(proposal.result.files)
-    commits = []
-    if repo is not None:
-        commits += save_user_changes(repo, changed)
-    ws.write_all(proposal.result.files, proposal.originals)
-    if repo is not None:
-        head = repo.head()
-        sha = repo.commit(changed, message)
-        if sha and sha != head:
-            commits.append(sha)
+    """Write the proposal's files and, with a repo, commit them after the user's own changes to
+    them (see write and commit). Returns the commits made, oldest first."""
+    with _locked(repo), uninterrupted():
+        commits = _write(proposal, ws, repo, list(proposal.result.files))
+        if repo is not None:
+            head = repo.head()
+            sha = _commit(repo, ws, sorted(proposal.result.files), message)
+            if sha and sha != head:
+                commits.append(sha)
     return commits
+
+
+def _write(
+    proposal: Proposal, ws: Workspace, repo: Repo | None, save_user: Collection[str]
+) -> list[str]:
+    changed = proposal.result.files
+    if not changed:
+        return []
+    commits: list[str] = []
+    if repo is not None:
+        problem = repo.problem()
+        if problem:
+            raise GitError(f"git cannot commit here: {problem}. Nothing was written")
+        ws.verify({p: proposal.originals[p] for p in changed if p in proposal.originals})
+        if save_user:
+            commits = save_user_changes(repo, sorted({ws.real(p) for p in save_user}))
+    ws.write_all(changed, proposal.originals)
+    return commits
+
+
+def _commit(repo: Repo, ws: Workspace, paths: list[str], message: str) -> str:
+    real = sorted({ws.real(p) for p in paths})
+    try:
+        return repo.commit(real, message)
+    except GitError as exc:
+        raise NotCommitted(
+            f"{', '.join(real)} {'is' if len(real) == 1 else 'are'} written but not committed:"
+            f" {exc}. Commit {'it' if len(real) == 1 else 'them'} yourself (git commit), or take"
+            " the edit back with git checkout.",
+            tuple(real),
+        ) from None
 
 
 def save_user_changes(repo: Repo, paths: list[str]) -> list[str]:
@@ -82,6 +230,30 @@ def save_user_changes(repo: Repo, paths: list[str]) -> list[str]:
     if not dirty:
         return []
     return [repo.commit(dirty, f"coder: save uncommitted changes to {', '.join(dirty)}")]
+
+
+@contextlib.contextmanager
+def _locked(repo: Repo | None) -> Iterator[None]:
+    if repo is None:
+        yield
+        return
+    with repo.locked():
+        yield
+
+
+@contextlib.contextmanager
+def uninterrupted() -> Iterator[None]:
+    """Ignore Ctrl-C while files are written and committed (milliseconds), so that no write or
+    commit is ever left half done; pressed again afterwards, it stops coder as usual. Only the
+    main thread receives signals, so elsewhere this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def commit_message(result: ApplyResult) -> str:
@@ -102,8 +274,11 @@ def _relative(edit: Edit, ws: Workspace) -> Edit:
         return edit
 
 
-def _check_targets(result: ApplyResult, ws: Workspace, originals: dict) -> list[Failure]:
-    """Failures for changed paths that may not be written: unsafe, or an unseen existing file."""
+def _check_targets(
+    result: ApplyResult, ws: Workspace, originals: dict, scope: Scope
+) -> list[Failure]:
+    """Failures for changed paths that may not be written: unsafe, steering coder or git
+    without the user having named them, or existing files the model has not seen."""
     failures = []
     by_path = {a.path: a.edit for a in result.applied}
     for path in result.files:
@@ -113,13 +288,27 @@ def _check_targets(result: ApplyResult, ws: Workspace, originals: dict) -> list[
         except PathError as exc:
             failures.append(Failure(edit, f"Block {edit.index} was refused: {exc}.", path=path))
             continue
-        if path not in originals and ws.read(path).exists:
+        why = (guard.steers(path, scope.hooks) if path not in scope.named else None) or (
+            _steers_through_link(ws, path, scope)
+        )
+        if why:
+            failures.append(
+                Failure(
+                    edit,
+                    f"Block {edit.index} writes {path}, which {why}: a reply may not write it"
+                    " unless the user adds it to the chat.",
+                    path=path,
+                    kind="steering",
+                )
+            )
+        elif path not in originals and ws.read(path).exists:
             failures.append(
                 Failure(
                     edit,
                     f"Block {edit.index} writes {path}, which exists but is not in the chat:"
                     " its content is unknown to you, so it is not overwritten.",
                     path=path,
+                    kind="outside-chat",
                 )
             )
     return failures

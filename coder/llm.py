@@ -123,12 +123,14 @@ class LiteLLMModel:
         calls: dict[int, dict] = {}
         usage = None
         interrupted = False
+        finish = None
         stream = litellm.completion(**kwargs)
         try:
             for chunk in stream:
                 usage = getattr(chunk, "usage", None) or usage
                 if not chunk.choices:
                     continue
+                finish = chunk.choices[0].finish_reason or finish
                 delta = chunk.choices[0].delta
                 if delta.content:
                     streamed.append(delta.content)
@@ -143,7 +145,8 @@ class LiteLLMModel:
             interrupted = True
         text = "".join(streamed)
         tool_calls = tuple(ToolCall(c["name"], c["arguments"]) for _, c in sorted(calls.items()))
-        return Completion(text, tool_calls, self._usage(litellm, usage, request, text), interrupted)
+        usage = self._usage(litellm, usage, request, text)
+        return Completion(text, tool_calls, usage, interrupted, truncated=finish == "length")
 
     def _usage(self, litellm, usage, request: Request, text: str) -> Usage:
         if usage is not None:

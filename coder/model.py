@@ -65,6 +65,8 @@ class Completion:
     usage: Usage = field(default_factory=Usage)
     interrupted: bool = False
     """The user stopped the reply (Ctrl-C); text holds what had arrived."""
+    truncated: bool = False
+    """The model stopped at its length limit (finish_reason "length"): the reply is cut off."""
 
     @property
     def reply(self) -> Reply:

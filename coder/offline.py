@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from coder import editing
-from coder.errors import PathError, UsageError
+from coder import editing, exits
+from coder.errors import GitError, NotCommitted, PathError, UsageError, WriteError
 from coder.repo import Repo
 from coder.terminal import Terminal
 from coder.workspace import Workspace
-from editformats import Reply, ReplyError, feedback, get_format
-
-EXIT_OK, EXIT_FAILED = 0, 1
-"""Every edit applied; an edit failed or the reply was unusable (nothing was written)."""
+from editformats import Reply, ReplyError, TruncatedReply, feedback, get_format
 
 
 @dataclass(frozen=True)
@@ -43,36 +41,49 @@ def run(options: ApplyOptions, terminal: Terminal) -> int:
     except KeyError as exc:
         raise UsageError(exc.args[0]) from None
     reply = _read_reply(options.reply)
-    repo, ws = _open(options)
+    repo, found, ws = _open(options)
     try:
-        chat = [ws.relative(name) for name in options.files]
+        chat = [ws.relative(os.path.expanduser(name)) for name in options.files]
     except PathError as exc:
         raise UsageError(str(exc)) from None
+    scope = editing.scope_of(ws, found, set(chat))
     try:
-        proposal = editing.propose(fmt, reply, ws, chat)
+        proposal, _, _ = editing.propose_asking(fmt, reply, ws, chat, scope, terminal)
+    except TruncatedReply as exc:
+        terminal.error(f"The reply was cut off, so nothing was changed:\n{exc}")
+        return exits.FAILED
     except ReplyError as exc:
         terminal.error(f"The reply could not be read as {fmt.name} edits:\n{exc}")
-        return EXIT_FAILED
+        return exits.FAILED
     result = proposal.result
     if not result.applied and not result.failures:
-        terminal.error("The reply contains no edits.")
-        return EXIT_FAILED
+        terminal.error("The reply contains no edits: nothing was changed.")
+        return exits.FAILED
     if not result.ok:
         terminal.error(feedback.failure_message(result, kept=False))
         terminal.error(f"Nothing was changed: {len(result.failures)} edit(s) failed.")
-        return EXIT_FAILED
+        return exits.FAILED
     if options.dry_run:
         terminal.diff(proposal.diff())
-        return EXIT_OK
+        return exits.OK
     if repo is not None and result.files and not repo.has_identity():
         raise UsageError(
             "git needs your name and email to commit: run git config --global user.name"
             " 'Your Name' and git config --global user.email you@example.com,"
             " or pass --no-auto-commits"
         )
-    commits = editing.save(proposal, ws, repo, editing.commit_message(result))
+    try:
+        commits = editing.save(proposal, ws, repo, editing.commit_message(result))
+    except NotCommitted as exc:
+        terminal.error(f"coder: {exc}")
+        return exits.NOT_COMMITTED
+    except GitError as exc:
+        raise UsageError(str(exc)) from None
+    except WriteError as exc:
+        terminal.error(f"coder: {exc}")
+        return exits.FAILED
     _report(result, commits, terminal)
-    return EXIT_OK
+    return exits.OK
 
 
 def _read_reply(path: Path) -> Reply:
@@ -82,8 +93,9 @@ def _read_reply(path: Path) -> Reply:
         raise UsageError(f"cannot read the reply {path}: {exc.strerror}") from None
 
 
-def _open(options: ApplyOptions) -> tuple[Repo | None, Workspace]:
-    """The repository to commit to (None when not committing) and the workspace to edit."""
+def _open(options: ApplyOptions) -> tuple[Repo | None, Repo | None, Workspace]:
+    """The repository to commit to (None when not committing), the repository found (for its
+    file list), and the workspace to edit."""
     cwd = Path.cwd()
     repo = Repo.find(cwd)
     if repo is None and options.auto_commits and not options.dry_run:
@@ -93,20 +105,27 @@ def _open(options: ApplyOptions) -> tuple[Repo | None, Workspace]:
                 " create one, or pass --no-auto-commits to edit without commits"
             )
         repo = Repo.init(cwd)
-    root = repo.root if repo is not None else cwd
+    ws = Workspace(repo.root if repo is not None else cwd)
     if not options.auto_commits or options.dry_run:
-        return None, Workspace(root)
-    return repo, Workspace(root)
+        return None, repo, ws
+    return repo, repo, ws
 
 
 def _report(result, commits: list[str], terminal: Terminal) -> None:
-    by_file: dict[str, list[str]] = {}
+    by_file: dict[str, list] = {}
     for applied in result.applied:
-        by_file.setdefault(applied.path, []).append(applied.how)
-    for path, hows in sorted(by_file.items()):
-        state = "unchanged" if path not in result.files else f"{len(hows)} edit(s)"
+        by_file.setdefault(applied.path, []).append(applied)
+    for path, done in sorted(by_file.items()):
+        hows = [a.how for a in done]
+        if path not in result.files:
+            state = "already as the reply wants it, unchanged"
+        else:
+            state = f"{len(hows)} edit(s)"
         tolerant = sorted({h for h in hows if h not in ("exact", "whole", "created")})
-        note = f" ({', '.join(tolerant)})" if tolerant else ""
+        note = f" ({', '.join(tolerant)})" if tolerant and path in result.files else ""
         terminal.say(f"{path}: {state}{note}")
+        for a in done:
+            if a.note:
+                terminal.say(f"  block {a.edit.index}: {a.note}")
     for sha in commits:
         terminal.say(f"committed {sha[:7]}")

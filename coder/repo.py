@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import git
@@ -65,6 +66,87 @@ class Repo:
         except GitError:
             return False
         return True
+
+    def problem(self) -> str | None:
+        """Why coder cannot commit here now, or None: an operation in progress (merge,
+        rebase, cherry-pick, revert), unmerged files, a lock held, or a .git it cannot write."""
+        git_dir = Path(self._repo.git_dir)
+        underway = {
+            "MERGE_HEAD": "a merge is in progress: finish it (git commit) or abort it (git merge"
+            " --abort)",
+            "rebase-merge": "a rebase is in progress: finish it (git rebase --continue) or abort"
+            " it (git rebase --abort)",
+            "rebase-apply": "a rebase or git am is in progress: finish or abort it",
+            "CHERRY_PICK_HEAD": "a cherry-pick is in progress: finish or abort it",
+            "REVERT_HEAD": "a revert is in progress: finish or abort it",
+        }
+        for name, why in underway.items():
+            if (git_dir / name).exists():
+                return why
+        if (git_dir / "index.lock").exists():
+            return (
+                f"{git_dir / 'index.lock'} exists: another git command is running, or one"
+                " crashed (then delete the file)"
+            )
+        common = Path(self._repo.common_dir)
+        for folder in (git_dir, common / "objects"):
+            if not os.access(folder, os.W_OK):
+                return f"git cannot write to {folder}"
+        if self._names("ls-files", "--unmerged"):
+            return "some files have unresolved merge conflicts: resolve and commit them first"
+        return None
+
+    def detached(self) -> bool:
+        """True when HEAD is detached (a commit would be on no branch)."""
+        try:
+            self._git("symbolic-ref", "-q", "HEAD")
+        except GitError:
+            return True
+        return False
+
+    def hooks_folder(self) -> str | None:
+        """The repository-relative folder core.hooksPath names, when it is inside the work tree."""
+        try:
+            configured = self._git("config", "--get", "core.hooksPath").strip()
+        except GitError:
+            return None
+        folder = Path(os.path.expanduser(configured))
+        folder = (folder if folder.is_absolute() else self.root / folder).resolve()
+        try:
+            return folder.relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+
+    @contextlib.contextmanager
+    def locked(self, wait: float = 10.0) -> Iterator[None]:
+        """Hold coder's lock on this repository, so that two coders never write and commit at
+        once; GitError when another holds it for longer than wait seconds."""
+        try:
+            import fcntl
+        except ImportError:  # Windows: git's own index.lock is the only guard there
+            yield
+            return
+        path = Path(self._repo.git_dir) / "coder.lock"
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise GitError(f"cannot create {path}: {exc.strerror}") from None
+        try:
+            deadline = time.monotonic() + wait
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise GitError(
+                            "another coder is writing in this repository; try again when it is"
+                            " done"
+                        ) from None
+                    time.sleep(0.05)
+            yield
+        finally:
+            os.close(fd)
 
     def head(self) -> str | None:
         """The sha of HEAD, or None in a repository with no commits yet."""

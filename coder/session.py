@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from coder import editing, prompt, rtc, selection, testrank
-from coder.errors import CoderError, PathError, UsageError
+from coder.errors import CoderError, GitError, NotCommitted, UsageError, WriteError
 from coder.model import Completion, Message, Model, Request, Usage
 from coder.repo import Repo
 from coder.rtc import Change, RtcReport, RtcSettings
@@ -18,7 +18,8 @@ from coder.selection import Selection
 from coder.selector import Choice
 from coder.terminal import Terminal
 from coder.workspace import FileText, Workspace
-from editformats import EditFormat, ReplyError, feedback
+from editformats import EditFormat, ReplyError, TruncatedReply, feedback
+from editformats.errors import truncated
 
 COMMIT_TOKENS = 100
 """Enough for one line; a model that rambles on is cut off, and the first line kept."""
@@ -62,6 +63,10 @@ class TurnOutcome:
     failed: bool = False
     """Edits still failed after the last reflection, or the model could not answer."""
     interrupted: bool = False
+    applied: bool = False
+    """The reply's edits all applied, or were already in the files."""
+    not_committed: tuple[str, ...] = ()
+    """Files written with the edit that git failed to commit."""
 
 
 @dataclass
@@ -91,11 +96,28 @@ class Session:
     """Every selection of the session, oldest first."""
     last_edit: Change | None = None
     """The request and the files before and after the last turn that changed files."""
+    named: set[str] = field(default_factory=set)
+    """Files the user named (on the command line, /add NAME): only these may be written when
+    they steer coder or git (.env, .coder.conf.yml, hooks). The chat's first files count."""
+    _before: dict[str, FileText] = field(default_factory=dict, repr=False)
+    """The files this turn has written, as they were before it."""
+
+    def __post_init__(self) -> None:
+        self.named |= set(self.files)
 
     def turn(self, text: str) -> TurnOutcome:
         """Answer one request: ask the model, apply its edits, reflect on failures, commit;
-        with --rtc, then check the edit's round trip."""
-        outcome = self._turn(text)
+        with --rtc, then check the edit's round trip. Interrupted after some edits were
+        written, it commits them before it stops, so that nothing is left half done."""
+        self._before = {}
+        try:
+            outcome = self._turn(text)
+        except KeyboardInterrupt:
+            if self._before and not self.config.dry_run:
+                done = self._finish(self._before, text)
+                where = f" as {done.commits[0][:7]}" if done.commits else ""
+                self.terminal.error(f"Interrupted: the edits already written are kept{where}.")
+            raise
         if self.config.rtc and outcome.changed and not self.config.dry_run:
             self.round_trip()
         return outcome
@@ -112,7 +134,7 @@ class Session:
         return report
 
     def _turn(self, text: str) -> TurnOutcome:
-        before: dict[str, FileText] = {}
+        before = self._before
         message = text
         self.selection = None
         for attempt in range(self.config.max_reflections + 1):
@@ -129,16 +151,22 @@ class Session:
             except ReplyError as exc:
                 message = str(exc)
                 self.counts["parse_errors"] += 1
-                self.terminal.error(f"The reply could not be read: {message}")
+                cut = isinstance(exc, TruncatedReply)
+                self.terminal.error(
+                    f"The reply was cut off; nothing of it was applied. {message}"
+                    if cut
+                    else f"The reply could not be read: {message}"
+                )
                 self._count_reflection(attempt)
                 continue
             if not proposal.result.applied and not proposal.result.failures:
                 if not before:
                     self.terminal.say(f"The reply has no {self.fmt.name} edits: nothing changed.")
-                return self._finish(before, text)
-            self._write(proposal, before)
+                return self._finish(before, text, applied=bool(before))
+            if not self._write(proposal, before):
+                return TurnOutcome(failed=True)
             if proposal.result.ok:
-                return self._finish(before, text)
+                return self._finish(before, text, applied=True)
             message = feedback.failure_message(proposal.result, kept=not self.config.dry_run)
             self.counts["apply_failures"] += 1
             self.counts["lazy"] += sum("placeholder" in f.reason for f in proposal.result.failures)
@@ -231,41 +259,42 @@ class Session:
         return files, read_only
 
     def _propose(self, completion: Completion) -> editing.Proposal:
-        """Apply the reply in memory, adding repository files it names if the user agrees."""
-        proposal = editing.propose(self.fmt, completion.reply, self.ws, self.files)
-        wanted = [
-            f.path
-            for f in proposal.result.failures
-            if f.path and f.path not in self.files and self._exists(f.path)
-        ]
-        added = [p for p in dict.fromkeys(wanted) if self.terminal.confirm(f"Add {p} to the chat?")]
-        if not added:
-            return proposal
-        self.files += added
-        return editing.propose(self.fmt, completion.reply, self.ws, self.files)
+        """Apply the reply in memory; the user decides about files outside the chat and files
+        that steer coder. A reply cut off at the model's length limit applies nothing."""
+        if completion.truncated:
+            raise truncated("a reply the model stopped at its length limit")
+        scope = editing.scope_of(self.ws, self.repo, self.named)
+        proposal, added, scope = editing.propose_asking(
+            self.fmt, completion.reply, self.ws, self.files, scope, self.terminal
+        )
+        self.files += [p for p in added if p not in self.files]
+        self.named |= scope.named
+        return proposal
 
-    def _exists(self, path: str) -> bool:
-        try:
-            return self.ws.read(path).exists
-        except PathError:
-            return False
-
-    def _write(self, proposal: editing.Proposal, before: dict[str, FileText]) -> None:
-        """Write what applied; the first time a file is touched in this turn, remember it."""
+    def _write(self, proposal: editing.Proposal, before: dict[str, FileText]) -> bool:
+        """Write what applied; the first time a file is touched in this turn, the user's own
+        uncommitted changes to it are committed first, and its text is remembered. False
+        (with the reason shown) when nothing could be written."""
         changed = proposal.result.files
         if not changed:
-            return
+            return True
         self.terminal.diff(proposal.diff())
         if self.config.dry_run:
-            return
+            return True
         fresh = [p for p in changed if p not in before]
-        if self.repo is not None and self.config.auto_commits and fresh:
-            self.commits += editing.save_user_changes(self.repo, fresh)
+        repo = self.repo if self.config.auto_commits else None
+        try:
+            self.commits += editing.write(proposal, self.ws, repo, save_user=fresh)
+        except (GitError, WriteError) as exc:
+            self.terminal.error(f"{exc}")
+            return False
         for path in fresh:
             before[path] = proposal.originals[path]
-        self.ws.write_all(changed, proposal.originals)
+        return True
 
-    def _finish(self, before: dict[str, FileText], request: str) -> TurnOutcome:
+    def _finish(
+        self, before: dict[str, FileText], request: str, applied: bool = False
+    ) -> TurnOutcome:
         changed = tuple(p for p in sorted(before) if self.ws.read(p).text != before[p].text)
         if changed:
             self.last_edit = Change(
@@ -275,19 +304,24 @@ class Session:
                 request,
             )
         if not changed or self.repo is None or not self.config.auto_commits:
-            return TurnOutcome(changed=changed)
-        sha = self.repo.commit(list(changed), self._commit_message(changed))
+            return TurnOutcome(changed=changed, applied=applied)
+        try:
+            sha = editing.commit(self.repo, self.ws, list(changed), self._commit_message(changed))
+        except NotCommitted as exc:
+            self.terminal.error(str(exc))
+            return TurnOutcome(changed=changed, applied=applied, not_committed=exc.paths)
         self.commits.append(sha)
         self.terminal.say(f"Committed {sha[:7]}: {', '.join(changed)}")
-        return TurnOutcome(changed=changed, commits=(sha,))
+        return TurnOutcome(changed=changed, commits=(sha,), applied=applied)
 
     def _give_up(self, before: dict[str, FileText], request: str) -> TurnOutcome:
         """Edits still fail: the user decides whether the ones that applied are kept."""
         if before and not self.config.dry_run:
             if self.terminal.confirm("Some edits failed. Keep the edits that did apply?"):
                 outcome = self._finish(before, request)
-                return TurnOutcome(outcome.changed, outcome.commits, failed=True)
-            self.ws.write_all({p: f.text for p, f in before.items() if f.exists}, before)
+                return replace(outcome, failed=True)
+            current = {p: self.ws.read(p) for p in before}
+            self.ws.write_all({p: f.text for p, f in before.items() if f.exists}, current)
             for path, original in before.items():
                 if not original.exists:
                     self.ws.remove(path)

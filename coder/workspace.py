@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from coder.errors import FileEncodingError, PathError
+from coder.errors import FileEncodingError, PathError, WriteError
 
 SURROGATES = "+surrogateescape"
 """Suffix of an encoding whose invalid UTF-8 bytes are carried through as lone surrogates."""
@@ -96,20 +96,34 @@ class Workspace:
         return FileText(name, text, encoding, True)
 
     def write_all(self, contents: Mapping[str, str], originals: Mapping[str, FileText]) -> None:
-        """Write every file or none: encode all, then replace each atomically, undo on failure."""
+        """Write every file or none: encode all, check that none changed on disk since it was
+        read into originals, then replace each atomically, undoing them all on failure.
+
+        WriteError when a file changed meanwhile, two names lead to one file, or the system
+        refuses a write (the files are then as they were).
+        """
         planned = []
+        targets: dict[Path, str] = {}
         for rel, text in contents.items():
             original = originals.get(rel) or self.read(rel)
-            planned.append((self.check(rel), encode(text, original.encoding, rel)))
+            target = self.check(rel)
+            if target in targets:
+                other = targets[target]
+                raise WriteError(f"{rel} and {other} are the same file: nothing was written")
+            targets[target] = rel
+            planned.append((target, encode(text, original.encoding, rel)))
+        self.verify({rel: originals[rel] for rel in contents if rel in originals})
         replaced: list[tuple[Path, bytes | None]] = []
         made: list[Path] = []
+        current = ""
         try:
             for target, data in planned:
+                current = targets[target]
                 before = target.read_bytes() if target.exists() else None
                 _make_folders(target.parent, made)
                 _replace(target, data)
                 replaced.append((target, before))
-        except BaseException:
+        except BaseException as exc:
             for target, before in reversed(replaced):
                 # Best effort, so that one file that cannot be put back does not stop the others.
                 with contextlib.suppress(OSError):
@@ -120,7 +134,37 @@ class Workspace:
             for folder in reversed(made):
                 with contextlib.suppress(OSError):
                     folder.rmdir()
+            if isinstance(exc, OSError):
+                raise WriteError(
+                    f"cannot write {current}: {exc.strerror or exc}; nothing was changed"
+                ) from None
             raise
+
+    def verify(self, originals: Mapping[str, FileText]) -> None:
+        """WriteError when a file is no longer what was read into originals."""
+        for rel, original in originals.items():
+            now = self.read(rel)
+            if now.exists != original.exists or now.text != original.text:
+                raise WriteError(
+                    f"{rel} changed on disk while the reply was being applied (by you, another"
+                    " program or another coder): nothing was written"
+                )
+
+    def real(self, rel: str) -> str:
+        """The repository-relative path of the file rel leads to, through symlinks."""
+        return self.check(rel).relative_to(self.root).as_posix()
+
+    def listing(self, limit: int = 50_000) -> list[str]:
+        """The files below the root outside .git (at most limit), for a folder without git."""
+        found: list[str] = []
+        for folder, subfolders, names in os.walk(self.root):
+            subfolders[:] = sorted(d for d in subfolders if d != ".git")
+            base = Path(folder).relative_to(self.root)
+            for name in sorted(names):
+                found.append((base / name).as_posix())
+                if len(found) >= limit:
+                    return found
+        return found
 
     def remove(self, rel: str) -> None:
         """Delete a file coder created, when the user chooses not to keep it."""
@@ -131,6 +175,12 @@ class Workspace:
         """The normalized relative name of rel and its real path, or PathError."""
         if not rel or "\0" in rel:
             raise PathError(f"{rel!r} is not a file name")
+        try:
+            return self._resolve(rel)
+        except OSError as exc:  # a name too long for the system, a folder it cannot read
+            raise PathError(f"{rel[:200]}: {exc.strerror or exc}") from None
+
+    def _resolve(self, rel: str) -> tuple[str, Path]:
         target = Path(os.path.normpath(self.root / rel))
         try:
             parts = target.relative_to(self.root).parts
@@ -141,7 +191,7 @@ class Workspace:
         try:
             real = target.resolve()
             real_parts = real.relative_to(self.root).parts
-        except (OSError, RuntimeError):  # a symlink loop
+        except RuntimeError:  # a symlink loop
             raise PathError(f"{rel} leads through a symlink loop") from None
         except ValueError:
             raise PathError(

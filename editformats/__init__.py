@@ -4,7 +4,7 @@ Pure: text in, data out. No disk, git, console or model.
 """
 
 from editformats.edit import Applied, ApplyResult, Edit, EditFormat, Failure, Reply, ToolCall
-from editformats.errors import ReplyError
+from editformats.errors import ReplyError, TruncatedReply
 from editformats.registry import FORMATS, get_format
 
 __all__ = [
@@ -17,5 +17,6 @@ __all__ = [
     "Reply",
     "ReplyError",
     "ToolCall",
+    "TruncatedReply",
     "get_format",
 ]

@@ -80,17 +80,23 @@ EXAMPLE = (
 
 
 def parse(reply: Reply) -> list[Edit]:
-    """One search/replace edit per entry of every replace_lines call."""
+    """One search/replace edit per entry of every replace_lines call; a call missing a
+    required field is refused whole."""
     edits = []
     for args in toolcalls.arguments(reply, FUNCTION):
+        toolcalls.require(args, ("explanation", "edits"), FUNCTION, "the call")
         for item in toolcalls.items(args, "edits", FUNCTION):
-            path = item.get("path")
+            toolcalls.require(item, _FIELDS, FUNCTION, f"edit {len(edits) + 1}")
+            path = item["path"]
             if not isinstance(path, str) or not path.strip():
                 raise ReplyError(f"{FUNCTION}(): every edit needs a 'path'.")
-            original = toolcalls.text_of(item.get("original_lines", ""), "original_lines", FUNCTION)
-            updated = toolcalls.text_of(item.get("updated_lines", ""), "updated_lines", FUNCTION)
+            original = toolcalls.text_of(item["original_lines"], "original_lines", FUNCTION)
+            updated = toolcalls.text_of(item["updated_lines"], "updated_lines", FUNCTION)
             edits.append(Edit(path.strip(), original, updated, index=len(edits) + 1))
     return edits
+
+
+_FIELDS = ("path", "original_lines", "updated_lines")
 
 
 FORMAT = EditFormat("diff-func", SYSTEM_PROMPT, EXAMPLE, parse, applier.apply, TOOL)

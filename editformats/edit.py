@@ -52,6 +52,8 @@ class Applied:
     """exact, whitespace, indentation, blank-lines, elision, split, fuzzy, already-present,
     duplicate, created, appended or whole."""
     score: float = 1.0
+    note: str = ""
+    """What the user should know about how it applied, e.g. which of several places changed."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,9 @@ class Failure:
     """The real lines of the file closest to what the edit looked for."""
     path: str = ""
     """The resolved path, when the file could be resolved."""
+    kind: str = ""
+    """"outside-chat" when the edit is refused only because its file is not in the chat
+    (the user may add it), "steering" when the file steers the tool; otherwise ""."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,8 @@ class EditFormat:
     example_messages: tuple[tuple[str, str], ...]
     """(role, content) pairs showing one exchange in this format."""
     parse: Callable[[Reply], list[Edit]]
-    apply: Callable[[list[Edit], Mapping[str, str]], ApplyResult]
+    apply: Callable[..., ApplyResult]
+    """apply(edits, files, tree=paths.Tree()): the edits applied to files (path -> text) in
+    memory; tree names the repository's other files, so that names resolve as they should."""
     tool: Mapping | None = None
     """For function formats, the OpenAI tool definition the model is forced to call."""

@@ -1,4 +1,10 @@
-"""Reading search/replace blocks (ORIGINAL/UPDATED or SEARCH/REPLACE markers) out of a reply."""
+"""Reading search/replace blocks (ORIGINAL/UPDATED or SEARCH/REPLACE markers) out of a reply.
+
+A block is a head line (<<<<<<< SEARCH), the text to find, a divider (=======), the
+replacement, and a tail (>>>>>>> REPLACE). A second divider also ends the replacement; when
+both are missing, the closing fence does. A block that runs into the next one is an error, and
+one that runs to the end of the reply was cut off. One pass over the lines, in order.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,7 @@ import re
 
 from editformats import fences
 from editformats.edit import Edit
-from editformats.errors import ReplyError
+from editformats.errors import ReplyError, truncated
 
 HEAD = re.compile(r"^\s*<{5,9}\s*(SEARCH|ORIGINAL|HEAD|FIND|OLD)?\b[^<>=]*$", re.IGNORECASE)
 DIVIDER = re.compile(r"^\s*={5,9}\s*(?:REPLACE|UPDATED)?\s*$", re.IGNORECASE)
@@ -14,89 +20,113 @@ TAIL = re.compile(r"^\s*>{5,9}\s*(REPLACE|UPDATED|NEW)?\b[^<>=]*$", re.IGNORECAS
 
 
 def parse_blocks(text: str) -> list[Edit]:
-    """Every search/replace block of the reply, with the file name each one belongs to."""
+    """Every search/replace block of the reply, with the file name each one belongs to.
+
+    TruncatedReply when the reply ends inside a block, or inside a fence that holds no block
+    yet (it was cut off right before one).
+    """
     lines = fences.prepare(text).split("\n")
     edits: list[Edit] = []
     last_path, prose_from, i = "", 0, 0
+    fence, fence_line = "", 0
     while i < len(lines):
-        if not HEAD.match(lines[i]):
+        line = lines[i]
+        if not _is_head(line):
+            if fence and fences.is_closer(line, fence):
+                fence = ""
+            elif not fence and (found := fences.opener(line)):
+                fence, fence_line = found[0], i
             i += 1
             continue
-        name = fences.filename_before(lines, i)
-        mentions = fences.mentions("\n".join(lines[prose_from:i]))
-        path = name or last_path
-        original, i_div = _collect(lines, i + 1, DIVIDER, i)
-        updated, i_end = _collect_updated(lines, i_div + 1)
+        path = fences.filename_before(lines, i) or last_path
+        mentions = () if path else fences.mentions("\n".join(lines[prose_from:i]))
+        number = len(edits) + 1
+        divider = _divider(lines, i, number)
+        stop, end = _end(lines, divider + 1, number)
         edits.append(
             Edit(
                 path=path,
-                original=_text(original),
-                updated=_text(updated),
-                index=len(edits) + 1,
+                original=_text(lines[i + 1 : divider]),
+                updated=_text(lines[divider + 1 : stop]),
+                index=number,
                 line=i + 1,
                 mentions=mentions,
             )
         )
+        if fence and fences.is_closer(lines[end], fence):
+            fence = ""
         last_path = path
-        prose_from = i = i_end + 1
+        prose_from = i = end + 1
+    if fence and not _holds_block(fence_line, edits):
+        raise truncated(f"the fence opened at line {fence_line + 1}")
     return edits
 
 
-def _collect(lines: list[str], start: int, stop: re.Pattern, head: int) -> tuple[list[str], int]:
-    """The lines from start up to the first line matching stop, and that line's index."""
-    for j in range(start, len(lines)):
-        if stop.match(lines[j]):
-            return lines[start:j], j
-        if HEAD.match(lines[j]) or TAIL.match(lines[j]):
-            break
-    raise ReplyError(
-        f"The block starting at line {head + 1} of your reply has no ======= line dividing the"
-        f" text to find from its replacement:\n{lines[head]}\n{_excerpt(lines, head + 1)}"
-    )
+def _holds_block(fence_line: int, edits: list[Edit]) -> bool:
+    """True when a block started after the fence opened (its closing fence may be left out)."""
+    return bool(edits) and edits[-1].line > fence_line
 
 
-def _collect_updated(lines: list[str], start: int) -> tuple[list[str], int]:
-    """The replacement lines and the index of the line that closes them.
-
-    A block normally ends at '>>>>>>> REPLACE'. When that line is missing, a second '=======',
-    the closing fence, the next block or the end of the reply ends it instead.
-    """
-    end = _next_head(lines, start)
-    tail = next((j for j in range(start, end) if TAIL.match(lines[j])), None)
-    second = next((j for j in range(start, tail or end) if lines[j].strip() == "======="), None)
-    if second is not None:
-        return lines[start:second], tail if tail is not None else second
-    if tail is not None:
-        return lines[start:tail], tail
-    for j in range(start, end):
-        if DIVIDER.match(lines[j]) or _is_fence(lines[j]):
-            return lines[start:j], j
-    body = lines[start:end]
-    while body and not body[-1].strip():
-        body.pop()
-    return body, start + len(body) - 1
+def _is_head(line: str) -> bool:
+    return "<<<<<" in line and HEAD.match(line) is not None
 
 
-def _next_head(lines: list[str], start: int) -> int:
-    """Where the next block begins, its file name and opening fence included."""
-    for j in range(start, len(lines)):
-        if HEAD.match(lines[j]):
-            while j > start and _belongs_to_next(lines[j - 1]):
-                j -= 1
+def _is_tail(line: str) -> bool:
+    return ">>>>>" in line and TAIL.match(line) is not None
+
+
+def _is_divider(line: str) -> bool:
+    return "=====" in line and DIVIDER.match(line) is not None
+
+
+def _divider(lines: list[str], head: int, number: int) -> int:
+    """The index of the divider of the block starting at head."""
+    for j in range(head + 1, len(lines)):
+        if _is_divider(lines[j]):
             return j
-    return len(lines)
+        if _is_head(lines[j]) or _is_tail(lines[j]):
+            raise ReplyError(
+                f"Block {number}, starting at line {head + 1} of your reply, has no ======= line"
+                f" dividing the text to find from its replacement:\n{_excerpt(lines, head)}"
+            )
+    raise truncated(f"block {number} (line {head + 1}), before its ======= line")
 
 
-def _belongs_to_next(line: str) -> bool:
-    stripped = line.strip()
-    if not stripped or _is_fence(line):
-        return True
-    found = fences.opener(line)
-    return found is not None or fences.paths.looks_like_path(fences.paths.clean(line))
+def _end(lines: list[str], start: int, number: int) -> tuple[int, int]:
+    """Where the replacement starting at start stops, and the line that closes its block.
+
+    A second divider stops the replacement as a tail would (as other tools read it); the
+    block then closes at its tail, when one follows before the next block.
+    """
+    fence = None
+    for j in range(start, len(lines)):
+        line = lines[j]
+        if _is_tail(line):
+            return j, j
+        if _is_divider(line):
+            return j, _tail_after(lines, j + 1)
+        if _is_head(line):
+            if fence is not None:
+                return fence, fence
+            raise ReplyError(
+                f"Block {number} has no >>>>>>> REPLACE line: the next block starts at line"
+                f" {j + 1} of your reply before it ended. End every block with >>>>>>> REPLACE."
+            )
+        if fence is None and fences.is_fence_line(line):
+            fence = j
+    if fence is not None:
+        return fence, fence
+    raise truncated(f"block {number}, before its >>>>>>> REPLACE line")
 
 
-def _is_fence(line: str) -> bool:
-    return fences.is_closer(line, "```") or fences.is_closer(line, "~~~")
+def _tail_after(lines: list[str], start: int) -> int:
+    """The tail closing a block whose replacement a second divider stopped, or the divider."""
+    for j in range(start, len(lines)):
+        if _is_tail(lines[j]):
+            return j
+        if _is_head(lines[j]) or fences.is_fence_line(lines[j]):
+            break
+    return start - 1
 
 
 def _text(lines: list[str]) -> str:
@@ -104,4 +134,5 @@ def _text(lines: list[str]) -> str:
 
 
 def _excerpt(lines: list[str], start: int, count: int = 3) -> str:
-    return "\n".join(lines[start : start + count])
+    shown = [line[:200] for line in lines[start : start + count]]
+    return "\n".join(shown)

@@ -1,8 +1,19 @@
-"""The messages that tell the model which of its edits failed and how to fix them."""
+"""The messages that tell the model which of its edits failed and how to fix them.
+
+A message stays useful at any size of reply: it explains the first MAX_SHOWN failures, counts
+the others, and never grows past MAX_CHARS.
+"""
 
 from __future__ import annotations
 
 from editformats.edit import ApplyResult
+
+MAX_SHOWN = 10
+"""Failures explained one by one; later ones are only counted."""
+MAX_CLOSEST_LINES = 40
+"""Lines of the file shown as the closest match to a failed edit."""
+MAX_CHARS = 20_000
+"""The longest message sent back."""
 
 
 def failure_message(result: ApplyResult, kept: bool) -> str:
@@ -12,11 +23,14 @@ def failure_message(result: ApplyResult, kept: bool) -> str:
     dropped because another edit failed (and so must be sent again).
     """
     parts = []
-    for failure in result.failures:
+    for failure in result.failures[:MAX_SHOWN]:
         text = failure.reason
         if failure.closest:
             text += f"\nDid you mean these lines of {failure.path}?\n{_fence(failure.closest)}"
         parts.append(text)
+    hidden = [f.edit.index for f in result.failures[MAX_SHOWN:]]
+    if hidden:
+        parts.append(f"{_numbers(hidden)} failed too, for reasons like those above.")
     applied = sorted({a.edit.index for a in result.applied if a.edit.index})
     if applied:
         numbers = _numbers(applied)
@@ -30,16 +44,43 @@ def failure_message(result: ApplyResult, kept: bool) -> str:
                 f"{numbers} would apply, but nothing was changed because of the failures above:"
                 " send every block again, with the failed ones fixed."
             )
-    parts.append("Copy the lines to find exactly from the file as it is now, whitespace included.")
-    return "\n\n".join(parts)
+    if any(not f.kind for f in result.failures):
+        parts.append(
+            "Copy the lines to find exactly from the file as it is now, whitespace included."
+        )
+    message = "\n\n".join(parts)
+    if len(message) > MAX_CHARS:
+        message = message[:MAX_CHARS] + "\n[... the rest of this message is cut ...]"
+    return message
 
 
 def _numbers(indexes: list[int]) -> str:
+    """'Block 3', or 'Blocks 1, 4-9 and 12', with long lists shortened."""
     if len(indexes) == 1:
         return f"Block {indexes[0]}"
-    return "Blocks " + ", ".join(map(str, indexes[:-1])) + f" and {indexes[-1]}"
+    runs: list[str] = []
+    start = prev = indexes[0]
+    for n in [*indexes[1:], None]:
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        runs.append(str(start) if start == prev else f"{start}-{prev}")
+        if n is not None:
+            start = prev = n
+    if len(runs) > 30:
+        runs = [*runs[:30], f"{len(runs) - 30} more"]
+    if len(runs) == 1:
+        return f"Blocks {runs[0]}"
+    return "Blocks " + ", ".join(runs[:-1]) + f" and {runs[-1]}"
 
 
 def _fence(text: str) -> str:
-    ticks = "````" if "```" in text else "```"
+    lines = text.split("\n")
+    if len(lines) > MAX_CLOSEST_LINES:
+        text = "\n".join(lines[:MAX_CLOSEST_LINES]) + "\n[...]"
+    if len(text) > 4000:
+        text = text[:4000] + "\n[...]"
+    ticks = "```"
+    while ticks in text:
+        ticks += "`"
     return f"{ticks}\n{text}\n{ticks}"

@@ -1,4 +1,8 @@
-"""Reading the markdown around edits: reasoning sections, code fences and file names in prose."""
+"""Reading the markdown around edits: reasoning sections, code fences and file names in prose.
+
+Everything here is linear in the size of the reply: no pattern can backtrack over a long line,
+and reasoning tags are paired in one pass.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +11,14 @@ from dataclasses import dataclass
 
 from editformats import paths
 
-_TAG = r"(?:think|thinking|reasoning|thinking-content-[0-9a-f]*)"
-# Models and transcripts do not always close the tag they opened: any closing tag ends it.
-_THINKING = re.compile(rf"<{_TAG}>.*?</{_TAG}>\s*", re.DOTALL | re.IGNORECASE)
-_OPENER = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([^`\s]*)(.*)$")
-_SOURCE_OPEN = re.compile(r"^\s*<source(?:\s[^>]*)?>\s*$", re.IGNORECASE)
-_SOURCE_CLOSE = re.compile(r"^\s*</source>\s*$", re.IGNORECASE)
-_MENTION = re.compile(r"`([^`\n]+)`|\*\*([^*\n]+)\*\*|([\w./\\-]+\.[A-Za-z0-9_+-]{1,12})\b")
+_TAG = re.compile(
+    r"<(/?)(?:think|thinking|reasoning|thinking-content-[0-9a-f]{0,64})>", re.IGNORECASE
+)
+_SOURCE_OPEN = re.compile(r"<source>[\w+#.-]{0,32}\s*", re.IGNORECASE)
+_SOURCE_CLOSE = re.compile(r"</source>\s*", re.IGNORECASE)
+# Backticks, bold, or a bare word that has an extension: each alternative is bounded by
+# characters it cannot contain, so no match backtracks.
+_MENTION = re.compile(r"`([^`\n]{1,300})`|\*\*([^*\n]{1,300})\*\*|([\w./\\+-]+)")
 SHELL_LANGUAGES = frozenset(
     {"bash", "sh", "shell", "console", "zsh", "powershell", "ps1", "cmd", "bat", "fish", "terminal"}
 )
@@ -22,7 +27,28 @@ SHELL_LANGUAGES = frozenset(
 def prepare(text: str) -> str:
     """Unify line endings and drop reasoning sections, whose edits are drafts."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return _THINKING.sub("", text)
+    return _drop_reasoning(text)
+
+
+def _drop_reasoning(text: str) -> str:
+    """Text without each <think>...</think> section (any closing tag ends the open one, as
+    models do not always close the tag they opened); an opening tag never closed is kept."""
+    kept: list[str] = []
+    at = 0
+    opened = None
+    for tag in _TAG.finditer(text):
+        closing = tag.group(1) == "/"
+        if opened is None and not closing:
+            opened = tag
+        elif opened is not None and closing:
+            kept.append(text[at : opened.start()])
+            end = tag.end()
+            while end < len(text) and text[end] in " \t\n":
+                end += 1
+            at = end
+            opened = None
+    kept.append(text[at:])
+    return "".join(kept)
 
 
 @dataclass(frozen=True)
@@ -36,52 +62,84 @@ class Fence:
     info: str
     """The fence's info string (usually a language)."""
     closed: bool
+    marker: str = "```"
+    """The opening run of backticks or tildes, or "<source>"."""
 
 
-def opener(line: str) -> tuple[str, str] | None:
-    """The fence marker and info string when the line opens a fence."""
-    m = _OPENER.match(line)
-    if not m:
+def opener(line: str, strict: bool = False) -> tuple[str, str] | None:
+    """The fence marker and info string when the line opens a fence.
+
+    Strict: only at the start of the line, as the edit formats' prompts teach. Otherwise up to
+    three spaces of indentation are allowed, as in CommonMark.
+    """
+    body = line if strict else _unindent(line)
+    if body is None or not body.startswith(("```", "~~~")):
         return None
-    return m.group(1), (m.group(2) + m.group(3)).strip()
+    char = body[0]
+    size = len(body) - len(body.lstrip(char))
+    info = body[size:].strip()
+    if char == "`" and "`" in info:
+        return None  # inline code such as ```x```, not a fence
+    return body[:size], info
 
 
-def is_closer(line: str, marker: str) -> bool:
+def is_closer(line: str, marker: str, strict: bool = False) -> bool:
     """True when the line closes a fence opened with marker."""
-    stripped = line.strip()
-    return (
-        len(stripped) >= len(marker)
-        and set(stripped) == {marker[0]}
-        and len(line) - len(line.lstrip()) <= 3
-    )
+    body = line if strict else _unindent(line)
+    if body is None:
+        return False
+    stripped = body.rstrip()
+    return len(stripped) >= len(marker) and stripped == marker[0] * len(stripped)
+
+
+def is_fence_line(line: str) -> bool:
+    """True for a line that opens or closes a fence of backticks or tildes (indented or not)."""
+    return opener(line) is not None
+
+
+def _unindent(line: str) -> str | None:
+    """The line without up to three leading spaces; None when it is indented more."""
+    stripped = line.lstrip(" ")
+    return stripped if len(line) - len(stripped) <= 3 else None
+
+
+def source_opener(line: str) -> bool:
+    """True for a line holding only <source> or <source>language."""
+    return _SOURCE_OPEN.fullmatch(line) is not None
 
 
 def find_fences(lines: list[str]) -> list[Fence]:
-    """The top-level fenced blocks, treating a fence with a language inside one as nested."""
+    """The top-level fenced blocks, each opened at the start of a line.
+
+    Inside a fence of three backticks, a fence that names a language opens a nested block (a
+    markdown file's code example), so its bare closing line does not end the outer fence.
+    """
     fences: list[Fence] = []
     i = 0
     while i < len(lines):
-        if _SOURCE_OPEN.match(lines[i]):
-            j = next((k for k in range(i + 1, len(lines)) if _SOURCE_CLOSE.match(lines[k])), None)
-            end = len(lines) if j is None else j
-            fences.append(Fence(i, i + 1, end, "", j is not None))
-            i = end + 1
+        if source_opener(lines[i]):
+            j = i + 1
+            while j < len(lines) and not _SOURCE_CLOSE.fullmatch(lines[j]):
+                j += 1
+            info = lines[i].strip()[len("<source>") :]
+            fences.append(Fence(i, i + 1, j, info, j < len(lines), "<source>"))
+            i = j + 1
             continue
-        found = opener(lines[i])
+        found = opener(lines[i], strict=True)
         if not found:
             i += 1
             continue
         marker, info = found
         depth, j = 0, i + 1
         while j < len(lines):
-            if is_closer(lines[j], marker):
+            if is_closer(lines[j], marker, strict=True):
                 if depth == 0:
                     break
                 depth -= 1
-            elif len(marker) == 3 and (inner := opener(lines[j])) and inner[1]:
+            elif len(marker) == 3 and (inner := opener(lines[j], strict=True)) and inner[1]:
                 depth += 1
             j += 1
-        fences.append(Fence(i, i + 1, j, info, j < len(lines)))
+        fences.append(Fence(i, i + 1, j, info, j < len(lines), marker))
         i = j + 1
     return fences
 
@@ -90,30 +148,30 @@ def filename_before(lines: list[str], index: int, lookback: int = 3) -> str:
     """The file name written on one of the few lines above index (fence lines skipped), or ''."""
     seen = 0
     k = index - 1
-    while k >= 0 and seen < lookback:
+    blank = 0
+    while k >= 0 and seen < lookback and blank < 20:
         line = lines[k]
         if not line.strip():
             k -= 1
+            blank += 1
             continue
         found = opener(line)
-        if found:
-            name = info_filename(found[1])
+        if found or source_opener(line):
+            name = info_filename(found[1]) if found else ""
             if name:
                 return name
             k -= 1
             seen += 1
             continue
         name = paths.clean(line)
-        if paths.looks_like_path(name):
-            return name
-        if is_closer(line, "```") or is_closer(line, "~~~"):
-            return ""
-        return ""
+        return name if paths.looks_like_path(name) else ""
     return ""
 
 
 def info_filename(info: str) -> str:
     """A file name carried in a fence's info string, as in ```python:src/a.py or ```src/a.py."""
+    if len(info) > paths.MAX_NAME:
+        return ""
     for part in re.split(r"[:\s]", info)[::-1]:
         name = paths.clean(part)
         if "." in name.rsplit("/", 1)[-1] and paths.looks_like_path(name):
@@ -122,10 +180,15 @@ def info_filename(info: str) -> str:
 
 
 def mentions(text: str) -> tuple[str, ...]:
-    """File-like names the prose mentions, the most recent first."""
-    found: list[str] = []
+    """File-like names the prose mentions, in the order they first appear."""
+    found: dict[str, None] = {}
     for m in _MENTION.finditer(text):
-        name = paths.clean(next(g for g in m.groups() if g))
-        if paths.looks_like_path(name) and name not in found:
-            found.append(name)
-    return tuple(reversed(found))
+        raw = next(g for g in m.groups() if g)
+        if len(raw) > paths.MAX_NAME:
+            continue
+        name = paths.clean(raw)
+        if m.group(3) is not None and not paths.has_extension(name.rsplit("/", 1)[-1]):
+            continue
+        if paths.looks_like_path(name):
+            found.setdefault(name, None)
+    return tuple(found)

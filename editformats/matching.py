@@ -1,15 +1,20 @@
 """Finding the lines an edit replaces, from an exact match down to tolerant ones.
 
 Each tier either finds exactly one place, finds several (an ambiguity the model must resolve
-with more context), or finds none and hands over to the next, more tolerant tier.
+with more context), or finds none and hands over to the next, more tolerant tier. Every tier
+is one substring search in the file's lines joined under that tier's key, so the cost is
+linear in the file and the text looked for.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from editformats import similarity
+
+MAX_PLACES = 20
+"""An ambiguous text's places beyond this many are not counted."""
 
 
 @dataclass(frozen=True)
@@ -22,6 +27,9 @@ class Found:
     updated: list[str]
     """The replacement lines, re-indented to the file when the match needed it."""
     score: float = 1.0
+    places: int = 1
+    """How many places the text matched; with more than one, this is the first after the
+    previous edit (the blocks of a reply go in file order)."""
 
 
 @dataclass(frozen=True)
@@ -31,18 +39,51 @@ class Ambiguous:
     starts: list[int]
 
 
-def locate(lines: list[str], original: list[str], updated: list[str]) -> Found | Ambiguous | None:
-    """Where original stands in lines, trying ever more tolerant comparisons; None if nowhere."""
-    exact = _exact_positions(lines, original)
-    if len(exact) > 1:
-        return Ambiguous(exact)
+@dataclass
+class Lines:
+    """A file's lines and, per tier, their joined text, built once until the lines change."""
+
+    lines: list[str]
+    _joined: dict[str, tuple[str, list[int]]] = field(default_factory=dict, repr=False)
+
+    def joined(self, tier: str) -> tuple[str, list[int]]:
+        """The lines under the tier's key joined by newlines (with one before and after), and
+        the index in lines of each joined line."""
+        if tier not in self._joined:
+            key, skip_blank = _TIERS[tier]
+            index = [i for i, line in enumerate(self.lines) if line.strip()] if skip_blank else None
+            kept = [self.lines[i] for i in index] if index is not None else self.lines
+            text = "\n" + "\n".join(map(key, kept)) + "\n" if kept else "\n"
+            self._joined[tier] = (text, index if index is not None else [])
+        return self._joined[tier]
+
+
+def locate(
+    lines: list[str] | Lines, original: list[str], updated: list[str], after: int | None = None
+) -> Found | Ambiguous | None:
+    """Where original stands in lines, trying ever more tolerant comparisons; None if nowhere.
+
+    Text found in several places is Ambiguous, unless after is given: then the first place
+    starting at or after that line is taken (Found.places tells how many there were).
+    Blank lines at the edges of original match the file's blank lines where it has them;
+    as many as it lacks are dropped from the same edge of updated.
+    """
+    hay = lines if isinstance(lines, Lines) else Lines(lines)
+    exact = _positions(hay, original, "exact")
     if exact:
-        return Found(exact[0], exact[0] + len(original), "exact", updated)
-    original, updated = _trim_blank_edges(original, updated)
-    if not original:
+        start = _first_after(exact, after)
+        if start is None:
+            return Ambiguous(exact)
+        return Found(start, start + len(original), "exact", updated, places=len(exact))
+    lead = _blank_run(original)
+    trail = _blank_run(original[::-1]) if lead < len(original) else 0
+    core = original[lead : len(original) - trail]
+    if not core:
         return None
-    for how, key, skip_blank in _TOLERANT:
-        found = _tolerant(lines, original, updated, how, key, skip_blank)
+    for tier in ("whitespace", "indentation", "blank-lines"):
+        found = _tolerant(hay, core, updated, tier, after)
+        if isinstance(found, Found):
+            return _with_blank_edges(hay.lines, found, lead, trail)
         if found is not None:
             return found
     return None
@@ -75,73 +116,92 @@ def _strip(line: str) -> str:
     return line.strip()
 
 
-_TOLERANT: tuple[tuple[str, Callable[[str], str], bool], ...] = (
-    ("whitespace", _rstrip, False),
-    ("indentation", _strip, False),
-    ("blank-lines", _strip, True),
-)
+def _same(line: str) -> str:
+    return line
 
 
-def _exact_positions(lines: list[str], needle: list[str]) -> list[int]:
-    """Every line index where needle starts verbatim; list.index keeps the scan in C."""
-    if not needle:
+_TIERS: dict[str, tuple[Callable[[str], str], bool]] = {
+    "exact": (_same, False),
+    "whitespace": (_rstrip, False),
+    "indentation": (_strip, False),
+    "blank-lines": (_strip, True),
+}
+"""Each tier's key for comparing lines, and whether it skips blank lines."""
+
+
+def _positions(hay: Lines, needle: list[str], tier: str) -> list[int]:
+    """The first MAX_PLACES indexes (in the tier's joined lines) where needle starts."""
+    key, skip_blank = _TIERS[tier]
+    kept = [line for line in needle if line.strip()] if skip_blank else needle
+    if not kept:
         return []
-    found, at, size = [], 0, len(needle)
-    while True:
-        try:
-            at = lines.index(needle[0], at)
-        except ValueError:
-            return found
-        if lines[at : at + size] == needle:
-            found.append(at)
-        at += 1
-
-
-def _positions(lines: list[str], needle: list[str], key: Callable[[str], str]) -> list[int]:
-    """Every line index where needle starts, compared line by line under key."""
-    if not needle:
-        return []
-    hay = "\n" + "\n".join(map(key, lines)) + "\n"
-    pin = "\n" + "\n".join(map(key, needle)) + "\n"
-    found, at = [], hay.find(pin)
-    while at != -1:
-        found.append(hay.count("\n", 0, at))
-        at = hay.find(pin, at + 1)
+    text, _ = hay.joined(tier)
+    pin = "\n" + "\n".join(map(key, kept)) + "\n"
+    found: list[int] = []
+    line, counted = 0, 0
+    at = text.find(pin)
+    while at != -1 and len(found) < MAX_PLACES:
+        line += text.count("\n", counted, at)
+        counted = at
+        found.append(line)
+        at = text.find(pin, at + 1)
     return found
 
 
-def _tolerant(lines, original, updated, how, key, skip_blank) -> Found | Ambiguous | None:
-    if skip_blank:
-        index = [i for i, line in enumerate(lines) if line.strip()]
-        kept = [lines[i] for i in index]
-        needle = [line for line in original if line.strip()]
-    else:
-        index, kept, needle = list(range(len(lines))), lines, original
-    if not needle:
+def _first_after(starts: list[int], after: int | None) -> int | None:
+    """The only start, or with after given the first start at or after it; else None."""
+    if len(starts) == 1:
+        return starts[0]
+    if after is None:
         return None
+    return next((s for s in starts if s >= after), None)
+
+
+def _tolerant(hay: Lines, core: list[str], updated: list[str], tier: str, after: int | None):
+    """The place where core matches under the tier (see locate), with updated re-indented."""
+    skip_blank = _TIERS[tier][1]
+    starts = _positions(hay, core, tier)
+    if not starts:
+        return None
+    _, index = hay.joined(tier)
+    size = sum(1 for line in core if line.strip()) if skip_blank else len(core)
     places = []
-    for start in _positions(kept, needle, key):
-        first, last = index[start], index[start + len(needle) - 1] + 1
-        delta = _indent_delta(lines[first:last], original)
+    for start in starts:
+        first = index[start] if skip_blank else start
+        last = (index[start + size - 1] if skip_blank else start + size - 1) + 1
+        delta = _indent_delta(hay.lines[first:last], core)
         if delta is not None:
             places.append((first, last, delta))
-    if len(places) > 1:
-        return Ambiguous([p[0] for p in places])
     if not places:
         return None
-    first, last, delta = places[0]
-    return Found(first, last, how, _reindent(updated, delta))
+    start = _first_after([p[0] for p in places], after)
+    if start is None:
+        return Ambiguous([p[0] for p in places])
+    first, last, delta = next(p for p in places if p[0] == start)
+    return Found(first, last, tier, _reindent(updated, delta), places=len(places))
 
 
-def _trim_blank_edges(original: list[str], updated: list[str]) -> tuple[list[str], list[str]]:
-    """Drop blank lines at both ends of original, and as many at the same ends of updated."""
-    lead = next((i for i, line in enumerate(original) if line.strip()), len(original))
-    trail = next((i for i, line in enumerate(reversed(original)) if line.strip()), 0)
-    original = original[lead : len(original) - trail]
-    up_lead = next((i for i, line in enumerate(updated) if line.strip()), len(updated))
-    up_trail = next((i for i, line in enumerate(reversed(updated)) if line.strip()), 0)
-    cut_lead, cut_trail = min(lead, up_lead), min(trail, up_trail)
-    return original, updated[cut_lead : len(updated) - cut_trail]
+def _blank_run(lines: list[str]) -> int:
+    """How many blank lines lines starts with."""
+    return next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+
+
+def _with_blank_edges(lines: list[str], found: Found, lead: int, trail: int) -> Found:
+    """found widened over the file's blank lines next to it, up to lead above and trail below;
+    the blank lines the file lacks are dropped from the same edges of the replacement."""
+    above = 0
+    while above < lead and found.start - above > 0 and not lines[found.start - above - 1].strip():
+        above += 1
+    below = 0
+    while below < trail and found.end + below < len(lines) and not lines[found.end + below].strip():
+        below += 1
+    updated = found.updated
+    cut_lead = min(lead - above, _blank_run(updated))
+    cut_trail = min(trail - below, _blank_run(updated[::-1]))
+    updated = updated[cut_lead : len(updated) - cut_trail]
+    return Found(
+        found.start - above, found.end + below, found.how, updated, found.score, found.places
+    )
 
 
 def _indent(line: str) -> str:

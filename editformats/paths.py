@@ -1,49 +1,62 @@
-"""File names as models write them: cleaning decorations, resolving them against the chat files,
-and refusing paths that leave the repository."""
+"""File names as models write them: cleaning decorations, resolving them against the chat files
+and the repository, and refusing paths that leave the repository."""
 
 from __future__ import annotations
 
 import posixpath
 import re
 from collections.abc import Collection
+from dataclasses import dataclass
 
+MAX_NAME = 4096
+"""The longest text considered as a file name at all; longer lines are prose."""
+MAX_PART = 255
+"""The longest file or folder name, in bytes, that common file systems allow."""
+
+_PREFIX = re.compile(r"^(?:#+|[-*+]\s|>\s*|\d{1,3}\.\s)\s*")
 _LABEL = re.compile(r"^(?:file\s*(?:name|path)?|path|filename)\s*[:=]\s*", re.IGNORECASE)
 _QUOTES = "`'\"*_"
 # Characters that do not occur in file names as people write them.
 _NOT_IN_PATH = re.compile(r"[\s<>|?*\"'`{},;=!$]")
-_TRAILING = re.compile(r"[:.,;]+$")
+_EXTENSION = re.compile(r"[A-Za-z0-9_+-]{1,12}")
+_DOTFILE = re.compile(r"\.[A-Za-z0-9_.-]+")
+_EXTENSIONLESS = frozenset(
+    {"Makefile", "Dockerfile", "Procfile", "Gemfile", "Rakefile", "LICENSE", "README", "Justfile"}
+)
 
 
 def clean(line: str) -> str:
     """Strip the markdown and prose decorations models put around a file name."""
-    name = line.strip()
-    name = re.sub(r"^(?:#+|[-*+]\s|>\s*|\d+\.\s)\s*", "", name)
+    if len(line) > MAX_NAME:
+        return ""
+    name = _PREFIX.sub("", line.strip())
     name = _LABEL.sub("", name)
     for _ in range(3):
         name = name.strip().strip(_QUOTES).strip()
-        name = _TRAILING.sub("", name)
+        name = name.rstrip(":.,;")
         name = _LABEL.sub("", name)
     return name.replace("\\", "/")
 
 
 def looks_like_path(name: str) -> bool:
     """True when a cleaned name has the shape of a file path (an extension or a directory)."""
-    if not name or len(name) > 255 or _NOT_IN_PATH.search(name):
+    if not name or len(name) > MAX_NAME or _NOT_IN_PATH.search(name):
         return False
     if name.startswith(("http:", "https:", "//", "--")):
         return False
     base = name.rsplit("/", 1)[-1]
     if not base or base in {".", ".."}:
         return False
-    has_ext = re.search(r"[^./]\.[A-Za-z0-9_+-]{1,12}$", base) is not None
-    dotfile = re.fullmatch(r"\.[A-Za-z0-9_.-]+", base) is not None
+    has_ext = has_extension(base)
+    dotfile = _DOTFILE.fullmatch(base) is not None
     known = base in _EXTENSIONLESS
     return has_ext or dotfile or known or ("/" in name and re.search(r"\w", base) is not None)
 
 
-_EXTENSIONLESS = frozenset(
-    {"Makefile", "Dockerfile", "Procfile", "Gemfile", "Rakefile", "LICENSE", "README", "Justfile"}
-)
+def has_extension(base: str) -> bool:
+    """True when a file name ends with an extension such as .py (a dot after a name)."""
+    stem, dot, ext = base.rpartition(".")
+    return bool(dot and stem and stem[-1] not in "./" and _EXTENSION.fullmatch(ext))
 
 
 def normalize(name: str) -> str:
@@ -58,25 +71,58 @@ def normalize(name: str) -> str:
     return path if absolute else path.lstrip("/")
 
 
-def resolve(name: str, chat_files: Collection[str]) -> str:
-    """The chat file a model's name refers to, or the normalized name itself if none matches.
+@dataclass(frozen=True)
+class Tree:
+    """The files of the repository, and every folder that holds one, for resolving names."""
 
-    Tolerates a bogus leading directory, a missing directory, an absolute path and
-    Windows separators; an ambiguous short name is returned unchanged.
+    files: frozenset[str] = frozenset()
+    folders: frozenset[str] = frozenset()
+
+
+NO_TREE = Tree()
+"""What is known when nothing is known of the repository's other files."""
+
+
+def tree_of(files: Collection[str]) -> Tree:
+    """The Tree of a repository holding files."""
+    folders: set[str] = set()
+    for f in files:
+        parts = f.split("/")[:-1]
+        for n in range(1, len(parts) + 1):
+            folders.add("/".join(parts[:n]))
+    return Tree(frozenset(files), frozenset(folders))
+
+
+def resolve(
+    name: str, chat_files: Collection[str], tree: Tree = NO_TREE, creating: bool = False
+) -> str:
+    """The file a model's name refers to: a chat file, a file of the repository, or the
+    normalized name itself when it names a new file.
+
+    tree holds the repository's files: a name that is one of them, or whose folder exists,
+    means what it says. Otherwise a bogus leading folder, a missing folder, an absolute path,
+    Windows separators and a different letter case are tolerated for chat files. A name that
+    creates or rewrites a whole file (creating) is never moved to another folder's file of the
+    same name, since that would overwrite a file the model did not mean.
     """
     path = normalize(clean(name))
-    if path in chat_files:
+    if not path or path in chat_files or path in tree.files:
         return path
     folded = {f.lower(): f for f in chat_files}
     if path.lower() in folded:
         return folded[path.lower()]
+    folders = tree.folders
     longer = [f for f in chat_files if path.endswith("/" + f)]
     if longer:
-        return max(longer, key=len)
+        best = max(longer, key=len)
+        prefix = path[: len(path) - len(best) - 1]
+        if prefix.startswith("/") or (not creating and prefix not in folders):
+            return best
     shorter = [f for f in chat_files if f.endswith("/" + path)]
-    if len(shorter) == 1:
+    if len(shorter) == 1 and (not creating or "/" not in path):
         return shorter[0]
-    if not shorter and "/" in path:
+    folder = path.rsplit("/", 1)[0] if "/" in path else ""
+    if not shorter and folder and not creating and folder not in folders:
         base = path.rsplit("/", 1)[-1]
         same_base = [f for f in chat_files if f.rsplit("/", 1)[-1] == base]
         if len(same_base) == 1:
@@ -88,6 +134,12 @@ def refusal(path: str) -> str | None:
     """Why a repository-relative path may not be written, or None when it may."""
     if not path:
         return "the file name is empty"
+    if any(ord(c) < 32 or ord(c) == 127 for c in path):
+        return f"{path!r} contains control characters"
+    if len(path) > MAX_NAME:
+        return f"the file name of {len(path):,} characters is too long"
+    if path.startswith("~"):
+        return f"{path} starts with ~, a home folder outside the repository"
     if path.startswith("/"):
         return f"{path} is an absolute path outside the repository"
     parts = path.split("/")
@@ -95,6 +147,7 @@ def refusal(path: str) -> str | None:
         return f"{path} leads outside the repository"
     if any(p.lower() == ".git" for p in parts):
         return f"{path} is inside .git/, which is never edited"
-    if "\0" in path:
-        return f"{path!r} contains a NUL character"
+    long_part = next((p for p in parts if len(p.encode("utf-8", "surrogatepass")) > MAX_PART), "")
+    if long_part:
+        return f"the name {long_part[:40]}... is longer than {MAX_PART} bytes, the system's limit"
     return None

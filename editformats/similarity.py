@@ -1,12 +1,23 @@
-"""How alike a run of the file's lines is to an edit's text, scored with diff-match-patch."""
+"""How alike a run of the file's lines is to an edit's text, scored with diff-match-patch.
+
+Scoring is bounded: only texts of at most MAX_LINES lines and MAX_CHARS characters are
+compared, each comparison first passes a cheap upper bound, and large files are sampled.
+"""
 
 from __future__ import annotations
 
-import difflib
+from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 
 from diff_match_patch import diff_match_patch
+
+MAX_LINES = 200
+"""Texts longer than this many lines are never scored (no near-miss is looked for)."""
+MAX_CHARS = 20_000
+"""Nor are texts longer than this many characters."""
+_SAMPLES = 400
+"""Window starts tried when looking for the closest lines without shared lines."""
 
 
 @dataclass(frozen=True)
@@ -21,17 +32,28 @@ class Window:
 @cache
 def _engine() -> diff_match_patch:
     engine = diff_match_patch()
-    engine.Diff_Timeout = 0.5
+    # A safety net only: the size caps keep every comparison far below it.
+    engine.Diff_Timeout = 0.2
     return engine
 
 
-def ratio(a: str, b: str) -> float:
-    """1 minus the character edit distance over the longer length: 1.0 for equal texts."""
+def scorable(lines: list[str]) -> bool:
+    """True when a text is small enough to be scored."""
+    return 0 < len(lines) <= MAX_LINES and sum(len(line) + 1 for line in lines) <= MAX_CHARS
+
+
+def ratio(a: str, b: str, floor: float = 0.0) -> float:
+    """1 minus the character edit distance over the longer length: 1.0 for equal texts.
+
+    Below floor, the result is only an upper bound (a cheap one, when it already says no).
+    """
     if a == b:
         return 1.0
     longest = max(len(a), len(b))
+    if 1.0 - abs(len(a) - len(b)) / longest < floor:
+        return 1.0 - abs(len(a) - len(b)) / longest
     engine = _engine()
-    diffs = engine.diff_main(a, b, False)
+    diffs = engine.diff_main(a, b, len(a) > 200 and len(b) > 200)
     return 1.0 - engine.diff_levenshtein(diffs) / longest
 
 
@@ -47,16 +69,17 @@ def merge(window: list[str], original: list[str], updated: list[str]) -> list[st
 
 
 def best_windows(
-    lines: list[str], wanted: list[str], limit: int = 3, loose: bool = False
+    lines: list[str], wanted: list[str], limit: int = 3, loose: bool = False, floor: float = 0.0
 ) -> list[Window]:
     """The windows of lines most like wanted, best first, not overlapping each other.
 
     Windows sharing few lines with wanted are not scored at all, which keeps this fast on
     large files. With loose, when no window shares lines, windows are picked by a quick
     character comparison instead (for showing the closest lines, never for applying).
+    Scores under floor are only upper bounds.
     """
     size = len(wanted)
-    if not size or not lines:
+    if not lines or not scorable(wanted):
         return []
     targets = {line.strip() for line in wanted if line.strip()}
     hits = [1 if line.strip() in targets else 0 for line in lines]
@@ -67,8 +90,8 @@ def best_windows(
     last = max(1, len(lines) - size + 1)
     counts = [(prefix[min(s + size, len(lines))] - prefix[s], s) for s in range(last)]
     picked: list[int] = []
-    for count, start in sorted(counts, key=lambda c: (-c[0], c[1])):
-        if count < need or len(picked) >= limit * 4:
+    for _, start in sorted((c for c in counts if c[0] >= need), key=lambda c: (-c[0], c[1])):
+        if len(picked) >= limit * 4:
             break
         if all(abs(start - p) >= size for p in picked):
             picked.append(start)
@@ -77,10 +100,12 @@ def best_windows(
     text = _shape(wanted)
     windows = []
     for start in picked:
-        for width in {size, size - 1, size + 1} - {0}:
+        for width in sorted({size, size - 1, size + 1} - {0}):
             end = min(len(lines), start + width)
-            windows.append(Window(start, end, ratio(_shape(lines[start:end]), text)))
-    windows.sort(key=lambda w: -w.score)
+            shaped = _shape(lines[start:end])
+            if len(shaped) <= 2 * MAX_CHARS:
+                windows.append(Window(start, end, ratio(shaped, text, floor)))
+    windows.sort(key=lambda w: (-w.score, w.start, w.end))
     best: list[Window] = []
     for w in windows:
         if all(w.end <= b.start or w.start >= b.end for b in best):
@@ -89,13 +114,18 @@ def best_windows(
 
 
 def _quick_picks(lines: list[str], wanted: list[str], limit: int) -> list[int]:
-    """Window starts ranked by difflib's quick ratio, sampled on large files."""
+    """Window starts ranked by the characters they share with wanted (an upper bound of their
+    similarity, as difflib's quick ratio), sampled on large files."""
     size, text = len(wanted), _shape(wanted)
-    step = max(1, len(lines) // 4000)
+    chars = Counter(text)
+    step = max(1, len(lines) // _SAMPLES)
     scored = []
     for start in range(0, max(1, len(lines) - size + 1), step):
-        matcher = difflib.SequenceMatcher(None, _shape(lines[start : start + size]), text)
-        scored.append((matcher.quick_ratio(), start))
+        window = _shape(lines[start : start + size])
+        if len(window) > 2 * MAX_CHARS:
+            continue
+        shared = sum((Counter(window) & chars).values())
+        scored.append((2 * shared / (len(window) + len(text) or 1), start))
     scored.sort(key=lambda s: (-s[0], s[1]))
     return [start for _, start in scored[: limit * 4]]
 

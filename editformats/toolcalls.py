@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import re
 
+from editformats import fences
 from editformats.edit import Reply
-from editformats.errors import ReplyError
-
-_JSON_FENCE = re.compile(r"```(?:json)?\s*\n(.*?)\n```", re.DOTALL)
+from editformats.errors import ReplyError, TruncatedReply, truncated
 
 
 def arguments(reply: Reply, function: str) -> list[dict]:
@@ -23,7 +21,9 @@ def arguments(reply: Reply, function: str) -> list[dict]:
     found = []
     for name, args in calls:
         if name and name != function:
-            raise ReplyError(f"You called {name}(); the only function available is {function}().")
+            raise ReplyError(
+                f"You called {name[:100]}(); the only function available is {function}()."
+            )
         found.append(_decode(args, function))
     return found
 
@@ -32,18 +32,39 @@ def _calls_in_text(text: str, function: str) -> list[tuple[str, object]]:
     stripped = text.strip()
     if not stripped:
         return []
-    candidates = [stripped] + _JSON_FENCE.findall(text)
+    lines = fences.prepare(text).split("\n")
+    found = fences.find_fences(lines)
+    open_fence = next((f for f in found if not f.closed), None)
+    if open_fence is not None and open_fence.info.lower() in ("", "json"):
+        raise truncated(f"the fenced block opened at line {open_fence.opener + 1}")
+    candidates = [stripped] + [
+        "\n".join(lines[f.start : f.end]) for f in found if f.info.lower() in ("", "json")
+    ]
     error = None
     for candidate in candidates:
         try:
-            data = json.loads(candidate)
-        except json.JSONDecodeError as exc:
+            data = _loads(candidate, function)
+        except ReplyError as exc:
             error = error or exc
             continue
         return _calls_in_data(data)
-    if stripped.startswith(("{", "[")) or _JSON_FENCE.search(text):
-        raise ReplyError(f"Your call of {function}() is not valid JSON: {error}.")
+    if error is not None and (stripped.startswith(("{", "[")) or len(candidates) > 1):
+        raise ReplyError(f"Your call of {function}() is not valid JSON: {error}") from None
     return []
+
+
+def _loads(text: str, function: str) -> object:
+    """JSON text as data; ReplyError saying why it is not valid JSON."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.pos >= len(text.rstrip()):
+            raise truncated(f"the arguments of your {function}() call") from None
+        raise ReplyError(f"{exc.msg} at line {exc.lineno} column {exc.colno}.") from None
+    except RecursionError:
+        raise ReplyError("its values are nested too deeply.") from None
+    except ValueError as exc:  # e.g. an integer longer than Python converts
+        raise ReplyError(f"{str(exc)[:200]}.") from None
 
 
 def _calls_in_data(data: object) -> list[tuple[str, object]]:
@@ -65,14 +86,27 @@ def _calls_in_data(data: object) -> list[tuple[str, object]]:
 def _decode(args: object, function: str) -> dict:
     if isinstance(args, str):
         try:
-            args = json.loads(args)
-        except json.JSONDecodeError as exc:
+            args = _loads(args, function)
+        except TruncatedReply:
+            raise
+        except ReplyError as exc:
             raise ReplyError(
-                f"The arguments of your {function}() call are not valid JSON: {exc}."
+                f"The arguments of your {function}() call are not valid JSON: {exc}"
             ) from None
     if not isinstance(args, dict):
         raise ReplyError(f"The arguments of {function}() must be a JSON object.")
     return args
+
+
+def require(item: dict, keys: tuple[str, ...], function: str, where: str) -> None:
+    """ReplyError naming the first of keys that item lacks (a call missing a required field
+    is refused whole, never applied in part)."""
+    missing = [key for key in keys if key not in item or item[key] is None]
+    if missing:
+        raise ReplyError(
+            f"{function}(): {where} lacks the required field '{missing[0]}'. Every call needs"
+            f" {', '.join(repr(k) for k in keys)}. Nothing of this call was applied."
+        )
 
 
 def text_of(value: object, field: str, function: str) -> str:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from editformats import applier, fences
+from editformats import applier, fences, paths
 from editformats.edit import ApplyResult, Edit, EditFormat, Reply
+from editformats.errors import truncated
 
 SYSTEM_PROMPT = """\
 You are an expert programmer who edits the user's files. Keep to what the user asks.
@@ -49,13 +50,20 @@ EXAMPLE = (
 _MINUS = re.compile(r"^-{3}\s+(.*)$")
 _PLUS = re.compile(r"^\+{3}\s+(.*)$")
 _HUNK = re.compile(r"^@@.*@@.*$|^@@\s*$")
+_COUNTS = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 
 
 def parse(reply: Reply) -> list[Edit]:
-    """One edit per hunk of every file diff in the reply."""
+    """One edit per hunk of every file diff in the reply.
+
+    A diff in a fence that the reply never closes, or an unfenced last hunk shorter than its
+    header says, was cut off (TruncatedReply).
+    """
     lines = fences.prepare(reply.text).split("\n")
     edits: list[Edit] = []
     path, created, hunk, start = "", False, None, 0
+    fence = ""
+    fence_line = 0
 
     def close() -> None:
         if hunk is not None and path and any(h[:1] in "+-" for h in hunk if h):
@@ -65,27 +73,51 @@ def parse(reply: Reply) -> list[Edit]:
             edits.append(Edit(path, original, updated, index=len(edits) + 1, line=start + 1))
 
     for i, line in enumerate(lines):
-        header = _MINUS.match(line)
+        header = _MINUS.match(line) if line.startswith("---") else None
         if header and i + 1 < len(lines) and _PLUS.match(lines[i + 1]):
             close()
             path, created = _header_path(lines[i + 1], header.group(1))
             hunk, start = None, i
             continue
-        if _PLUS.match(line) and i and _MINUS.match(lines[i - 1]):
+        if line.startswith("+++") and i and _MINUS.match(lines[i - 1]) and _PLUS.match(line):
             hunk = []
+            continue
+        # Inside a hunk a context line such as ' ```' is the file's, so only column 0 closes.
+        closes = fence or ("```" if hunk is not None else "")
+        if closes and fences.is_closer(line, closes, strict=hunk is not None):
+            close()
+            path, hunk, fence = "", None, ""
+            continue
+        if not fence and hunk is None and (found := fences.opener(line)):
+            fence, fence_line = found[0], i
             continue
         if not path:
             continue
-        if _HUNK.match(line):
+        if line.startswith("@@") and _HUNK.match(line):
             close()
             hunk, start = [], i
-        elif fences.is_closer(line, "```") or fences.is_closer(line, "~~~"):
-            close()
-            path, hunk = "", None
         elif hunk is not None:
             hunk.append(line)
+    if fence:
+        raise truncated(f"the fence opened at line {fence_line + 1}")
+    if hunk is not None and path and _short(lines[start], hunk):
+        raise truncated(f"the hunk at line {start + 1}, shorter than its @@ line says")
     close()
     return edits
+
+
+def _short(header: str, hunk: list[str]) -> bool:
+    """True when a hunk has fewer lines than the counts in its @@ header."""
+    counts = _COUNTS.match(header)
+    if counts is None:
+        return False
+    while hunk and not hunk[-1].strip():
+        hunk = hunk[:-1]
+    old = sum(1 for h in hunk if not h.startswith(("+", "\\")))
+    new = sum(1 for h in hunk if not h.startswith(("-", "\\")))
+    want_old = int(counts.group(1) or 1)
+    want_new = int(counts.group(2) or 1)
+    return old < want_old and new < want_new
 
 
 def _header_path(plus_line: str, minus_path: str) -> tuple[str, bool]:
@@ -115,9 +147,11 @@ def _sides(hunk: list[str]) -> tuple[str, str]:
     return "".join(b + "\n" for b in before), "".join(a + "\n" for a in after)
 
 
-def apply(edits: list[Edit], files: Mapping[str, str]) -> ApplyResult:
+def apply(
+    edits: list[Edit], files: Mapping[str, str], tree: paths.Tree = paths.NO_TREE
+) -> ApplyResult:
     """Apply the hunks, each split into its separate changes when it does not match whole."""
-    return applier.apply(edits, files, split=True)
+    return applier.apply(edits, files, split=True, tree=tree)
 
 
 FORMAT = EditFormat("udiff", SYSTEM_PROMPT, EXAMPLE, parse, apply)

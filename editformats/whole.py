@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from editformats import applier, fences, paths
+from dataclasses import replace
+
+from editformats import applier, editblock, fences, paths
 from editformats.edit import Edit, EditFormat, Reply
+from editformats.errors import truncated
 
 SYSTEM_PROMPT = """\
 You are an expert programmer who edits the user's files. Keep to what the user asks.
@@ -39,39 +42,55 @@ EXAMPLE = (
 
 
 def parse(reply: Reply) -> list[Edit]:
-    """One whole-file edit per named fenced block, or the last unnamed block if none is named."""
+    """One whole-file edit per named fenced block, or the last unnamed block if none is named.
+
+    Fences open only at the start of a line; a fence the reply never closes means the reply
+    was cut off (TruncatedReply). A block holding search/replace markers is read as such.
+    """
     lines = fences.prepare(reply.text).split("\n")
     named: list[Edit] = []
     unnamed: list[Edit] = []
-    prose_from = 0
     for fence in fences.find_fences(lines):
+        if not fence.closed:
+            raise truncated(f"the fenced block opened at line {fence.opener + 1} ({fence.marker})")
         body = lines[fence.start : fence.end]
         name = fences.filename_before(lines, fence.opener) or fences.info_filename(fence.info)
         if not name and body and paths.looks_like_path(paths.clean(body[0])):
             name, body = paths.clean(body[0]), body[1:]
-        if not fence.closed:
-            while body and not body[-1].strip():
-                body.pop()
-        mentions = fences.mentions("\n".join(lines[prose_from : fence.opener]))
-        prose_from = fence.end + 1
+        if _has_blocks(body):
+            named.extend(editblock.parse_blocks("\n".join([name, "```", *body, "```"])))
+            continue
         edit = Edit(
             path=name,
             original="",
             updated="".join(line + "\n" for line in body),
             whole=True,
             line=fence.opener + 1,
-            mentions=mentions,
+            mentions=() if name else fences.mentions(_paragraph_before(lines, fence.opener)),
         )
         if name:
             named.append(edit)
         elif fence.info.lower() not in fences.SHELL_LANGUAGES:
             unnamed.append(edit)
     edits = named or unnamed[-1:]
-    return [_numbered(edit, n) for n, edit in enumerate(edits, 1)]
+    return [replace(edit, index=n) for n, edit in enumerate(edits, 1)]
 
 
-def _numbered(edit: Edit, index: int) -> Edit:
-    return Edit(edit.path, edit.original, edit.updated, edit.whole, index, edit.line, edit.mentions)
+def _has_blocks(body: list[str]) -> bool:
+    """True when a fenced block holds search/replace blocks rather than a file."""
+    heads = any(editblock.HEAD.match(line) for line in body if "<<<<<" in line)
+    return heads and any(editblock.DIVIDER.match(line) for line in body if "=====" in line)
+
+
+def _paragraph_before(lines: list[str], index: int) -> str:
+    """The prose right above a fence: the lines up to the blank line before them."""
+    k = index - 1
+    while k >= 0 and not lines[k].strip():
+        k -= 1
+    end = k + 1
+    while k >= 0 and lines[k].strip() and index - k < 20:
+        k -= 1
+    return "\n".join(lines[k + 1 : end])
 
 
 FORMAT = EditFormat("whole", SYSTEM_PROMPT, EXAMPLE, parse, applier.apply)

@@ -66,14 +66,17 @@ EXAMPLE = (
 
 
 def parse(reply: Reply) -> list[Edit]:
-    """One whole-file edit per file of every write_file call."""
+    """One whole-file edit per file of every write_file call; a call missing a required field
+    is refused whole."""
     edits = []
     for args in toolcalls.arguments(reply, FUNCTION):
+        toolcalls.require(args, ("explanation", "files"), FUNCTION, "the call")
         for item in toolcalls.items(args, "files", FUNCTION):
-            path = item.get("path")
+            toolcalls.require(item, ("path", "content"), FUNCTION, f"file {len(edits) + 1}")
+            path = item["path"]
             if not isinstance(path, str) or not path.strip():
                 raise ReplyError(f"{FUNCTION}(): every file needs a 'path'.")
-            content = toolcalls.text_of(item.get("content"), "content", FUNCTION)
+            content = toolcalls.text_of(item["content"], "content", FUNCTION)
             edits.append(Edit(path.strip(), "", content, whole=True, index=len(edits) + 1))
     return edits
 

@@ -135,7 +135,7 @@ def test_existing_file_outside_the_chat_is_not_overwritten(repo: Path, capsys) -
     reply = "other.py\n```python\nreplaced\n```\n"
     assert main(["--apply", write_reply(repo, reply), "--edit-format", "whole", "hello.py"]) == 1
     assert (repo / "other.py").read_text() == "keep me\n"
-    assert "not in the chat" in capsys.readouterr().err
+    assert "not one of the files in the chat" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("path", ["../outside.py", ".git/config", "/etc/passwd"])

@@ -1,7 +1,8 @@
 """Real replies from ../shared/replay-dev, through the same code as `coder --apply`.
 
 Each `applied` case must not crash; together they must keep reproducing the recorded
-after-states at least as often as they do now (a regression floor, not a target).
+after-states (exactly, or up to trailing whitespace, as the replay-dev README grades them) at
+least as often as they do now, and write no more wrong results (regression bounds, not targets).
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from pathlib import Path
 import pytest
 
 SCRIPT = Path(__file__).resolve().parents[1] / "perf" / "replay_dev.py"
-FLOOR = 0.88
-"""Share of applied cases reproduced exactly; 296 of 328 (90.2%) when this was written."""
+FLOOR = 0.90
+"""Share of applied cases reproduced; 300 of 328 (91.5%) when this was written."""
+MOST_WRONG = 17
+"""Wrong results written (most are after-states the original tool got wrong)."""
 
 
 def _load():
@@ -34,4 +37,5 @@ def test_replay_dev_cases_reproduce_their_after_states() -> None:
         outcomes[outcome] += 1
     total = sum(outcomes.values())
     assert total > 100
-    assert outcomes["exact"] / total >= FLOOR, outcomes
+    assert (outcomes["exact"] + outcomes["whitespace"]) / total >= FLOOR, outcomes
+    assert outcomes["wrong"] <= MOST_WRONG, outcomes

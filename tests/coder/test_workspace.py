@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coder.errors import FileEncodingError, PathError
+from coder.errors import FileEncodingError, PathError, WriteError
 from coder.workspace import FileText, Workspace, decode, encode
 
 
@@ -211,7 +211,7 @@ def test_write_all_puts_back_what_it_replaced_when_a_later_write_fails(tmp_path:
     ws = Workspace(tmp_path)
     # Each path is safe alone, but once "x" is written as a file, "x/y.py" cannot be.
     contents = {"a.txt": "A\n", "new/deep/n.txt": "n\n", "x": "x\n", "x/y.py": "y\n"}
-    with pytest.raises(OSError):
+    with pytest.raises(WriteError, match="cannot write x/y.py: Not a directory; nothing was changed"):
         ws.write_all(contents, {"a.txt": ws.read("a.txt")})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
     assert (tmp_path / "a.txt").read_text() == "a\n"
@@ -247,7 +247,7 @@ def test_write_all_never_writes_outside_the_repository(names: list[str]) -> None
         (root / "out").symlink_to(outside, target_is_directory=True)
         (root / "link.txt").symlink_to(outside / "link.txt")
         ws = Workspace(root)
-        with contextlib.suppress(PathError, OSError):
+        with contextlib.suppress(PathError, WriteError):
             ws.write_all({name: "written\n" for name in names}, {})
         assert files(outside) == {"link.txt": b"secret\n"}
         assert sorted(p.name for p in Path(temp).iterdir()) == ["outside", "repo"]

@@ -1,5 +1,5 @@
 def greet(name):
-    print(f"Hello, {name}!")
+    print("Hello", name)
 
 
 def main():

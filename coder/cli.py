@@ -7,20 +7,20 @@ saved reply with no model. Exit status 2 is for usage errors.
 
 from __future__ import annotations
 
-import argparse
-import os
+# Only sys at import time: everything else is imported inside main(), where Ctrl-C during
+# start-up is caught and reported instead of printing a traceback.
 import sys
-from pathlib import Path
 
-from coder.errors import CoderError, UsageError
-
-EXIT_USAGE = 2
-"""Exit status for a command line coder cannot act on."""
+INTERRUPTED = 130
+"""The exit status after Ctrl-C (coder.exits.INTERRUPTED)."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser():
     """The argument parser of `coder`; every setting defaults to None so that the config file
     and environment can supply it."""
+    import argparse
+    from pathlib import Path
+
     p = argparse.ArgumentParser(
         prog="coder",
         description="Ask a language model to edit the files of a git repository.",
@@ -69,14 +69,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    args = build_parser().parse_args(argv)
-    from coder.local import stopped_on_exit
+    try:
+        args = build_parser().parse_args(argv)
+        from coder.local import stopped_on_exit
 
-    with stopped_on_exit():
-        return _run(args)
+        with stopped_on_exit():
+            return _run(args)
+    except KeyboardInterrupt:
+        from coder.terminal import Terminal
+
+        Terminal().error("\ncoder: interrupted")
+        return INTERRUPTED
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args) -> int:
+    import os
+
+    from coder import exits
+    from coder.errors import CoderError, UsageError
     from coder.terminal import Terminal
 
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ and args.pretty is not False
@@ -89,13 +99,15 @@ def _run(args: argparse.Namespace) -> int:
         return startup.run(args, terminal, dict(os.environ))
     except UsageError as exc:
         terminal.error(f"coder: {exc}")
-        return EXIT_USAGE
+        return exits.USAGE
     except CoderError as exc:
         terminal.error(f"coder: {exc}")
-        return 1
+        return exits.FAILED
 
 
-def _apply(args: argparse.Namespace, terminal, color: bool) -> int:
+def _apply(args, terminal, color: bool) -> int:
+    from pathlib import Path
+
     from coder import offline
 
     options = offline.ApplyOptions(
@@ -110,5 +122,19 @@ def _apply(args: argparse.Namespace, terminal, color: bool) -> int:
     return offline.run(options, terminal)
 
 
+def entry() -> int:
+    """The `coder` console script: main(), with an exit after Ctrl-C that CPython cannot turn
+    into a death by SIGINT (it does when the interrupt landed in code run by exec(), as while
+    litellm is imported, even though main() handled it)."""
+    status = main()
+    if status == INTERRUPTED:
+        import os
+
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    return status
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())

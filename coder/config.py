@@ -4,6 +4,8 @@ CODER_* environment variables < command-line flags. Nothing else reads the envir
 from __future__ import annotations
 
 import dataclasses
+import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -81,15 +83,18 @@ def load(
             if name in _KINDS:
                 values[name] = _convert(name, raw, key)
     values.update({k: v for k, v in flags.items() if v is not None and k in _KINDS})
+    for name in _PATHS & values.keys():
+        if isinstance(values[name], str):
+            values[name] = _home(values[name])
+    if "read" in values:
+        values["read"] = tuple(_home(str(r)) for r in values["read"])
     return dataclasses.replace(Config(), **values)
 
 
 def _from_file(path: Path) -> dict[str, object]:
-    import yaml
-
     try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except (OSError, yaml.YAMLError) as exc:
+        data = _yaml(path.read_text()) or {}
+    except (OSError, ValueError) as exc:
         raise UsageError(f"cannot read {path}: {exc}") from None
     if not isinstance(data, dict):
         raise UsageError(f"{path} must hold a mapping of settings")
@@ -101,6 +106,29 @@ def _from_file(path: Path) -> dict[str, object]:
             raise UsageError(f"{path}: unknown setting {key!r}; valid ones: {valid}")
         values[name] = _convert(name, raw, f"{path}: {key}")
     return values
+
+
+def _yaml(text: str) -> object:
+    """The YAML document in text, read as YAML 1.2 reads it: only true and false are booleans,
+    so that the setting `yes: true` keeps its key. ValueError when it is not valid YAML."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:bool",
+        re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+        list("tTfF"),
+    )
+    try:
+        return yaml.load(text, Loader=Loader)  # a SafeLoader: builds no Python objects
+    except yaml.YAMLError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def _convert(name: str, raw: object, where: str) -> object:
@@ -126,5 +154,16 @@ def _convert(name: str, raw: object, where: str) -> object:
             raise UsageError(f"{where} must be a number, not {raw!r}") from None
     if "tuple" in kind:
         items = raw if isinstance(raw, list) else str(raw).split(",")
-        return tuple(str(i).strip() for i in items if str(i).strip())
-    return None if raw is None else str(raw)
+        return tuple(_home(str(i).strip()) for i in items if str(i).strip())
+    if raw is None:
+        return None
+    return _home(str(raw)) if name in _PATHS else str(raw)
+
+
+_PATHS = {"local_model"}
+"""Settings that name a file, in which a leading ~ means the home folder."""
+
+
+def _home(name: str) -> str:
+    """A file name with a leading ~ or ~user expanded to that home folder."""
+    return os.path.expanduser(name) if name.startswith("~") else name

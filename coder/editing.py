@@ -200,9 +200,6 @@ def _write(
         return []
     commits: list[str] = []
     if repo is not None:
-        problem = repo.problem()
-        if problem:
-            raise GitError(f"git cannot commit here: {problem}. Nothing was written")
         ws.verify({p: proposal.originals[p] for p in changed if p in proposal.originals})
         if save_user:
             commits = save_user_changes(repo, sorted({ws.real(p) for p in save_user}))
@@ -237,8 +234,21 @@ def _locked(repo: Repo | None) -> Iterator[None]:
     if repo is None:
         yield
         return
-    with repo.locked():
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(repo.locked())
+        except GitError:
+            _check(repo)  # a read-only .git, say: its own reason is clearer than the lock's
+            raise
+        _check(repo)  # after the lock, so that another coder's commit has finished
         yield
+
+
+def _check(repo: Repo) -> None:
+    """GitError, before anything is written, when git cannot commit here now."""
+    problem = repo.problem()
+    if problem:
+        raise GitError(f"git cannot commit here: {problem}. Nothing was written")
 
 
 @contextlib.contextmanager

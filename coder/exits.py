@@ -15,4 +15,5 @@ on disk and uncommitted (the user's earlier version is in the previous commit)."
 PARTIAL = 4
 """Some edits still failed after the last reflection, and those that applied were kept."""
 INTERRUPTED = 130
-"""Ctrl-C: nothing of the interrupted reply was applied."""
+"""Ctrl-C: nothing of the interrupted reply was applied (the edits already written in the turn
+are committed first)."""

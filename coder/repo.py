@@ -140,8 +140,7 @@ class Repo:
                 except BlockingIOError:
                     if time.monotonic() > deadline:
                         raise GitError(
-                            "another coder is writing in this repository; try again when it is"
-                            " done"
+                            "another coder is writing in this repository; try again when it is done"
                         ) from None
                     time.sleep(0.05)
             yield

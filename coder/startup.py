@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
 from coder import config as settings
+from coder import exits
 from coder.candidates import MAX_CANDIDATES
 from coder.errors import PathError, UsageError
 from coder.repo import NO_IDENTITY, Repo
@@ -15,7 +17,6 @@ from coder.session import Session, SessionConfig
 from coder.terminal import Terminal
 from coder.workspace import Workspace
 
-EXIT_OK, EXIT_FAILED = 0, 1
 TRANSCRIPT = ".coder.chat.history.md"
 """Every chat is appended to this file at the repository root."""
 
@@ -33,29 +34,54 @@ def run(args: argparse.Namespace, terminal: Terminal, environ: Mapping[str, str]
     terminal.yes = config.yes
     if repo is None and config.git:
         repo = _offer_git_init(cwd, terminal)
-    if repo is not None and config.auto_commits and not config.dry_run and not repo.has_identity():
+    committing = repo is not None and config.auto_commits and not config.dry_run
+    if committing and not repo.has_identity():
         raise UsageError(f"{NO_IDENTITY}; or pass --no-auto-commits")
     ws = Workspace(repo.root if repo else cwd)
     _load_dotenv(ws.root, environ)
     session = _session(config, ws, repo, terminal, args.files)
     terminal.say(_banner(session, config))
+    if committing:
+        _warn_about_git(repo, terminal)
     if args.exit:
-        return EXIT_OK
+        return exits.OK
     message = _message(args)
     if message is not None:
-        from coder.errors import ModelError
-
-        try:
-            outcome = session.turn(message)
-        except ModelError as exc:
-            terminal.error(f"coder: {exc}")
-            return EXIT_FAILED
-        return EXIT_OK if outcome.changed and not outcome.failed else EXIT_FAILED
+        return _one_request(session, message, terminal)
     from coder import repl
 
     chat = repl.Chat(session, terminal, config, lambda name: _model(config, name, terminal))
     repl.loop(chat)
-    return EXIT_OK
+    return exits.OK
+
+
+def _one_request(session: Session, message: str, terminal: Terminal) -> int:
+    """Run one request (-m, --message-file); its exit status, as the README documents them."""
+    from coder.errors import ModelError
+
+    try:
+        outcome = session.turn(message)
+    except ModelError as exc:
+        terminal.error(f"coder: {exc}")
+        return exits.FAILED
+    if outcome.interrupted:
+        return exits.INTERRUPTED
+    if outcome.not_committed:
+        return exits.NOT_COMMITTED
+    if outcome.failed:
+        return exits.PARTIAL if outcome.changed else exits.FAILED
+    return exits.OK if outcome.applied else exits.FAILED
+
+
+def _warn_about_git(repo: Repo, terminal: Terminal) -> None:
+    problem = repo.problem()
+    if problem:
+        terminal.error(
+            f"coder: git cannot commit here now: {problem}. coder will not write any file until"
+            " that is done (or run it with --no-auto-commits)."
+        )
+    elif repo.detached():
+        terminal.say("Note: HEAD is detached, so coder's commits will be on no branch.")
 
 
 def _session(config, ws: Workspace, repo: Repo | None, terminal: Terminal, files) -> Session:
@@ -66,8 +92,8 @@ def _session(config, ws: Workspace, repo: Repo | None, terminal: Terminal, files
     except KeyError as exc:
         raise UsageError(exc.args[0]) from None
     try:
-        chat_files = [ws.relative(name) for name in files]
-        read_only = [ws.relative(name) for name in config.read]
+        chat_files = [ws.relative(os.path.expanduser(name)) for name in files]
+        read_only = [ws.relative(os.path.expanduser(name)) for name in config.read]
     except PathError as exc:
         raise UsageError(str(exc)) from None
     if not 1 <= config.candidates <= MAX_CANDIDATES:
@@ -149,8 +175,6 @@ def _message(args: argparse.Namespace) -> str | None:
 
 def _load_dotenv(root: Path, environ: Mapping[str, str]) -> None:
     """Provider keys from a .env file at the repository root; the environment wins."""
-    import os
-
     path = root / ".env"
     if not path.is_file():
         return

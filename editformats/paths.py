@@ -9,7 +9,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 MAX_NAME = 4096
-"""The longest text considered as a file name at all; longer lines are prose."""
+"""The longest path a reply may name; a longer one is refused (never taken for prose)."""
 MAX_PART = 255
 """The longest file or folder name, in bytes, that common file systems allow."""
 
@@ -27,8 +27,6 @@ _EXTENSIONLESS = frozenset(
 
 def clean(line: str) -> str:
     """Strip the markdown and prose decorations models put around a file name."""
-    if len(line) > MAX_NAME:
-        return ""
     name = _PREFIX.sub("", line.strip())
     name = _LABEL.sub("", name)
     for _ in range(3):
@@ -40,7 +38,7 @@ def clean(line: str) -> str:
 
 def looks_like_path(name: str) -> bool:
     """True when a cleaned name has the shape of a file path (an extension or a directory)."""
-    if not name or len(name) > MAX_NAME or _NOT_IN_PATH.search(name):
+    if not name or _NOT_IN_PATH.search(name):
         return False
     if name.startswith(("http:", "https:", "//", "--")):
         return False

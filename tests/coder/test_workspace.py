@@ -211,7 +211,9 @@ def test_write_all_puts_back_what_it_replaced_when_a_later_write_fails(tmp_path:
     ws = Workspace(tmp_path)
     # Each path is safe alone, but once "x" is written as a file, "x/y.py" cannot be.
     contents = {"a.txt": "A\n", "new/deep/n.txt": "n\n", "x": "x\n", "x/y.py": "y\n"}
-    with pytest.raises(WriteError, match="cannot write x/y.py: Not a directory; nothing was changed"):
+    with pytest.raises(
+        WriteError, match="cannot write x/y.py: Not a directory; nothing was changed"
+    ):
         ws.write_all(contents, {"a.txt": ws.read("a.txt")})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
     assert (tmp_path / "a.txt").read_text() == "a\n"

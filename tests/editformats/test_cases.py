@@ -1,8 +1,9 @@
 """Golden cases: tests/editformats/cases/<format>/<name>/{before/, reply.md, after/ | error.txt}.
 
-The files in before/ are the chat files. A case with after/ must apply and leave exactly the
-files of after/ (files of before/ missing from after/ are unchanged); a case with error.txt
-must fail, with a message containing each non-empty line of error.txt.
+The files in before/ are the chat files; an optional tree.txt lists the repository's other
+files, one per line. A case with after/ must apply and leave exactly the files of after/
+(files of before/ missing from after/ are unchanged); a case with error.txt must fail, with a
+message containing each non-empty line of error.txt.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from editformats import Reply, ReplyError, feedback, get_format
+from editformats.paths import tree_of
 
 CASES = Path(__file__).parent / "cases"
 
@@ -36,8 +38,11 @@ def test_case(case: Path) -> None:
     before = _read_tree(case / "before")
     reply = Reply((case / "reply.md").read_bytes().decode("utf-8"))
     error_file = case / "error.txt"
+    listed = case / "tree.txt"
+    others = listed.read_text().split() if listed.exists() else []
+    tree = tree_of([*before, *others])
     try:
-        result = fmt.apply(fmt.parse(reply), before)
+        result = fmt.apply(fmt.parse(reply), before, tree=tree)
         message = feedback.failure_message(result, kept=False) if result.failures else ""
     except ReplyError as exc:
         result, message = None, str(exc)

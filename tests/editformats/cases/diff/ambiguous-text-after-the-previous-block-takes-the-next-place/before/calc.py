@@ -1,0 +1,5 @@
+def a():
+    return 0
+
+def b():
+    return 0

@@ -1,0 +1,2 @@
+from a import A
+B = A

@@ -82,7 +82,12 @@ def propose(
     result = fmt.apply(edits, {path: f.text for path, f in originals.items()}, tree=scope.tree)
     extra = _check_targets(result, ws, originals, scope)
     if extra:
-        result = replace(result, failures=result.failures + tuple(extra))
+        refused = {f.path for f in extra}
+        result = ApplyResult(
+            {p: t for p, t in result.files.items() if p not in refused},
+            tuple(a for a in result.applied if a.path not in refused),
+            result.failures + tuple(extra),
+        )
     for path in result.files:
         if path not in originals:
             originals[path] = ws.read(path)

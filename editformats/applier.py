@@ -1,8 +1,9 @@
 """Applying parsed edits to the chat files in memory, shared by every edit format.
 
-The work is bounded: a reply may hold at most MAX_EDITS edits, near-miss (fuzzy) matching is
-tried for at most MAX_FUZZY of them, and the closest lines are looked up for the first
-MAX_EXPLAINED failures only (the ones a failure message shows).
+The work is bounded: a reply may hold at most edit.MAX_EDITS edits, its searches may visit at most
+MAX_SEARCHED characters of files in all, near-miss (fuzzy) matching is tried for at most MAX_FUZZY
+of its edits, and the closest lines are looked up for the first MAX_EXPLAINED failures only
+(the ones a failure message shows).
 """
 
 from __future__ import annotations
@@ -13,16 +14,17 @@ from dataclasses import dataclass, field
 
 from editformats import lazy, matching, paths, similarity
 from editformats.document import Document, split_lines
-from editformats.edit import Applied, ApplyResult, Edit, Failure
-from editformats.errors import ReplyError
+from editformats.edit import Applied, ApplyResult, Edit, Failure, check_count
 
 FUZZY_THRESHOLD = 0.9
 """How alike (0..1) a near-miss must be to the text an edit looked for to be applied anyway."""
-MAX_EDITS = 1000
-"""Edits one reply may hold; a reply with more is refused whole."""
-MAX_FUZZY = 50
+MAX_SEARCHED = 200_000_000
+"""Characters of files one reply's tolerant searches may go through (each search goes through
+the whole file, some four times); the edits after that fail unsearched. Some 40 failing edits
+on a 20,000-line file of 600 KB: a few tenths of a second."""
+MAX_FUZZY = 10
 """Edits per reply for which a near-miss is looked for."""
-MAX_EXPLAINED = 5
+MAX_EXPLAINED = 3
 """Failures per reply for which the closest lines and the file holding the text are found."""
 
 
@@ -47,6 +49,7 @@ class _State:
     """Per file, the line after the last edit applied to it: the next block goes after it."""
     notes: dict[str, str] = field(default_factory=dict)
     fuzzy_left: int = MAX_FUZZY
+    searched: int = 0
     explained: int = 0
 
     def hay(self, path: str) -> matching.Lines:
@@ -72,11 +75,7 @@ def apply(
     changes, each with a few lines of context: diff hunks carry much context and models often
     miscopy some of it. ReplyError when there are more than MAX_EDITS edits.
     """
-    if len(edits) > MAX_EDITS:
-        raise ReplyError(
-            f"Your reply holds {len(edits):,} edits; at most {MAX_EDITS:,} are applied from one"
-            " reply. Send fewer, larger edits."
-        )
+    check_count(len(edits))
     state = _State(
         {path: Document.of(text) for path, text in files.items()}, frozenset(files), tree, split
     )
@@ -174,41 +173,58 @@ def _apply_one(edit: Edit, path: str, state: _State) -> tuple[str, float]:
     _refuse_placeholders(edit, path, updated, original)
     pieces = lazy.split_elisions(original)
     if len(pieces) > 1:
-        return _apply_elided(edit, path, state, pieces, lazy.split_elisions(updated))
-    try:
-        found = _find(edit, path, state, doc.lines, original, updated, 0)
-    except _Miss:
-        if state.split and _apply_split(edit, path, state, original, updated):
-            return "split", 0.99
-        raise
-    doc.lines[found.start : found.end] = found.updated
-    state.cursor[path] = found.start + len(found.updated)
-    if found.places > 1:
+        spots = _elided(edit, path, state, pieces, lazy.split_elisions(updated))
+        how = "elision"
+    else:
+        try:
+            spots = [_find(edit, path, state, original, updated)]
+            how = spots[0].how
+        except _Miss as miss:
+            if miss.failure.kind != "not-found":
+                raise
+            spots = _split(edit, path, state, original, updated) if state.split else None
+            if spots is None:
+                raise _Miss(_explain(miss.failure, state, original)) from None
+            how = "split"
+    _replace(path, state, spots)
+    score = spots[0].score if len(spots) == 1 else 0.99
+    if spots[0].places > 1 and len(spots) == 1:
         state.notes[path] = (
-            f"its text is in {found.places} places; the first after the previous block's change"
-            f" (line {found.start + 1}) was edited"
+            f"its text is in {spots[0].places} places; the first after the previous block's"
+            f" change (line {spots[0].start + 1}) was edited"
         )
-    return found.how, found.score
+    return how, score
 
 
-def _apply_split(edit: Edit, path: str, state: _State, original, updated) -> bool:
-    """Apply each change of the edit on its own, with less context each try; True if all did."""
-    doc = state.docs[path]
+def _replace(path: str, state: _State, spots: list[matching.Found]) -> None:
+    """Make the changes found, from the last up so that earlier positions stay true, and put
+    the file's cursor after the last of them."""
+    lines = state.docs[path].lines
+    for spot in reversed(spots):
+        lines[spot.start : spot.end] = spot.updated
+    *earlier, last = spots
+    moved = sum(len(s.updated) - (s.end - s.start) for s in earlier)
+    state.cursor[path] = last.start + moved + len(last.updated)
+
+
+def _split(edit, path, state: _State, original, updated) -> list[matching.Found] | None:
+    """The edit's separate changes, each found with less context each try, in order; None
+    when some change is not found at any context."""
     for context in (3, 2, 1):
         matcher = difflib.SequenceMatcher(None, original, updated, autojunk=False)
-        lines, offset = list(doc.lines), 0
+        spots: list[matching.Found] = []
+        start = 0
         try:
             for group in matcher.get_grouped_opcodes(context):
                 a0, a1, b0, b1 = group[0][1], group[-1][2], group[0][3], group[-1][4]
-                found = _find(edit, path, state, lines, original[a0:a1], updated[b0:b1], offset)
-                lines[found.start : found.end] = found.updated
-                offset = found.start + len(found.updated)
+                spot = _find(edit, path, state, original[a0:a1], updated[b0:b1], start)
+                spots.append(spot)
+                start = spot.end
         except _Miss:
             continue
-        doc.lines[:] = lines
-        state.cursor[path] = offset
-        return True
-    return False
+        if spots:
+            return spots
+    return None
 
 
 def _create_or_append(path: str, doc: Document, updated: list[str]) -> tuple[str, float]:
@@ -223,8 +239,8 @@ def _create_or_append(path: str, doc: Document, updated: list[str]) -> tuple[str
     return "appended", 1.0
 
 
-def _apply_elided(edit: Edit, path: str, state: _State, pieces, updated_pieces):
-    """An ORIGINAL that skips lines with '...': each run between them is replaced in turn."""
+def _elided(edit, path, state: _State, pieces, updated_pieces) -> list[matching.Found]:
+    """An ORIGINAL that skips lines with '...': each run between them is found in turn."""
     if len(updated_pieces) != len(pieces):
         raise _Miss(
             Failure(
@@ -234,8 +250,8 @@ def _apply_elided(edit: Edit, path: str, state: _State, pieces, updated_pieces):
                 path=path,
             )
         )
-    doc = state.docs[path]
-    lines, offset, hows = list(doc.lines), 0, set()
+    spots: list[matching.Found] = []
+    start = 0
     for original, updated in zip(pieces, updated_pieces, strict=True):
         if not any(line.strip() for line in original):
             if any(line.strip() for line in updated):
@@ -248,39 +264,50 @@ def _apply_elided(edit: Edit, path: str, state: _State, pieces, updated_pieces):
                     )
                 )
             continue
-        found = _find(edit, path, state, lines, original, updated, offset)
-        lines[found.start : found.end] = found.updated
-        offset = found.start + len(found.updated)
-        hows.add(found.how)
-    doc.lines[:] = lines
-    state.cursor[path] = offset
-    return "elision", 1.0 if hows <= {"exact"} else 0.99
+        try:
+            spot = _find(edit, path, state, original, updated, start)
+        except _Miss as miss:
+            raise _Miss(_explain(miss.failure, state, original)) from None
+        spots.append(spot)
+        start = spot.end
+    if not spots:
+        raise _Miss(Failure(edit, f"Block {edit.index} has nothing but '...' to find.", path=path))
+    return spots
 
 
-def _find(edit, path, state: _State, lines, original, updated, offset) -> matching.Found:
-    """The one place original stands in lines (from line offset on), or a _Miss explaining why."""
-    whole_doc = lines is state.docs[path].lines and offset == 0
-    hay = state.hay(path) if whole_doc else matching.Lines(lines[offset:])
-    after = state.cursor.get(path) if offset == 0 else 0
-    found = matching.locate(hay, original, updated, after)
-    if found is None and _changes(original, updated):
-        again = matching.locate(hay, updated, updated)
-        if isinstance(again, matching.Found):
-            return matching.Found(
-                offset + again.start,
-                offset + again.end,
-                "already-present",
-                hay.lines[again.start : again.end],
+def _find(edit, path, state: _State, original, updated, start: int = 0) -> matching.Found:
+    """The place original stands in the file, at line start or later (the first after the
+    previous block's change when it stands in several); a bare _Miss when nowhere."""
+    hay = state.hay(path)
+    if state.searched > MAX_SEARCHED:
+        raise _Miss(
+            Failure(
+                edit,
+                f"Block {edit.index} was not tried: the blocks before it took all the searching"
+                " one reply may do. Send fewer edits in one reply.",
+                path=path,
+                kind="budget",
             )
+        )
+    after = state.cursor.get(path) if start == 0 else start
+    found = matching.locate(hay, original, updated, after, start)
+    if not isinstance(found, matching.Found) or found.how != "exact":
+        state.searched += 4 * hay.size()
+    if found is None and _changes(original, updated):
+        state.searched += 4 * hay.size()
+        again = matching.locate(hay, updated, updated, None, start)
+        if isinstance(again, matching.Found):
+            kept = hay.lines[again.start : again.end]
+            return matching.Found(again.start, again.end, "already-present", kept)
     if found is None and state.fuzzy_left > 0 and similarity.scorable(original):
         state.fuzzy_left -= 1
-        found = matching.fuzzy(hay.lines, original, updated, FUZZY_THRESHOLD)
+        found = matching.fuzzy(hay, original, updated, FUZZY_THRESHOLD)
+        if isinstance(found, matching.Found) and found.start < start:
+            found = None
     if isinstance(found, matching.Found):
-        return matching.Found(
-            offset + found.start, offset + found.end, found.how, found.updated, found.score
-        )
+        return found
     if isinstance(found, matching.Ambiguous):
-        shown = ", ".join(str(offset + s + 1) for s in found.starts[:6])
+        shown = ", ".join(str(s + 1) for s in found.starts[:6])
         count = f"{len(found.starts)}" if len(found.starts) < matching.MAX_PLACES else "many"
         raise _Miss(
             Failure(
@@ -289,22 +316,20 @@ def _find(edit, path, state: _State, lines, original, updated, offset) -> matchi
                 f" {path} (lines {shown}). Include more lines around the change so that it"
                 " matches exactly one place.",
                 path=path,
+                kind="ambiguous",
             )
         )
-    raise _Miss(_not_found(edit, path, state, hay.lines, original))
-
-
-def _changes(original: list[str], updated: list[str]) -> bool:
-    """True when updated adds a line that original does not have (so finding updated in the
-    file means the change is already made, not that the text is merely common)."""
-    before = {line.strip() for line in original}
-    return any(line.strip() and line.strip() not in before for line in updated)
-
-
-def _not_found(edit: Edit, path: str, state: _State, lines, original) -> Failure:
     reason = f"The ORIGINAL text of block {edit.index} was not found in {path}."
-    if state.explained >= MAX_EXPLAINED:
-        return Failure(edit, reason, "", path)
+    raise _Miss(Failure(edit, reason, path=path, kind="not-found"))
+
+
+def _explain(failure: Failure, state: _State, original: list[str]) -> Failure:
+    """A not-found failure with the closest lines of its file and the other file that holds
+    its text, for the first MAX_EXPLAINED of a reply; any other failure as it is."""
+    if failure.kind != "not-found" or state.explained >= MAX_EXPLAINED:
+        return failure
+    state.explained += 1
+    edit, path, reason = failure.edit, failure.path, failure.reason
     state.explained += 1
     others = _holders(edit, state, set(state.docs) - {path})
     if len(others) == 1:
@@ -312,11 +337,19 @@ def _not_found(edit: Edit, path: str, state: _State, lines, original) -> Failure
             f" It is in {others[0]}, but a block only changes the file it names:"
             f" put {others[0]} above the block if that file is meant."
         )
-    windows = similarity.best_windows(lines, original, limit=1, loose=True)
+    lines = state.hay(path).lines
+    windows = similarity.best_windows(lines, original, limit=1, loose=True, floor=0.5)
     closest = ""
     if windows and windows[0].score >= 0.5:
         closest = "\n".join(lines[windows[0].start : windows[0].end])
-    return Failure(edit, reason, closest, path)
+    return Failure(edit, reason, closest, path, kind="not-found")
+
+
+def _changes(original: list[str], updated: list[str]) -> bool:
+    """True when updated adds a line that original does not have (so finding updated in the
+    file means the change is already made, not that the text is merely common)."""
+    before = {line.strip() for line in original}
+    return any(line.strip() and line.strip() not in before for line in updated)
 
 
 def _holders(edit: Edit, state: _State, among: set[str]) -> list[str]:

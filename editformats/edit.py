@@ -5,6 +5,20 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from editformats.errors import ReplyError
+
+MAX_EDITS = 1000
+"""Edits one reply may hold; a reply with more is refused whole, as soon as that is seen."""
+
+
+def check_count(count: int) -> None:
+    """ReplyError when a reply holds more than MAX_EDITS edits."""
+    if count > MAX_EDITS:
+        raise ReplyError(
+            f"Your reply holds more than {MAX_EDITS:,} edits; at most {MAX_EDITS:,} are applied"
+            " from one reply. Send fewer, larger edits."
+        )
+
 
 @dataclass(frozen=True)
 class ToolCall:
@@ -68,8 +82,9 @@ class Failure:
     path: str = ""
     """The resolved path, when the file could be resolved."""
     kind: str = ""
-    """"outside-chat" when the edit is refused only because its file is not in the chat
-    (the user may add it), "steering" when the file steers the tool; otherwise ""."""
+    """Why, in a word: "not-found" or "ambiguous" (the text to find), "outside-chat" (the file
+    is not in the chat: the user may add it), "steering" (the file steers the tool), "budget"
+    (not tried: the reply's searching was used up); "" for any other reason."""
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from editformats import fences
-from editformats.edit import Edit
+from editformats.edit import Edit, check_count
 from editformats.errors import ReplyError, truncated
 
 HEAD = re.compile(r"^\s*<{5,9}\s*(SEARCH|ORIGINAL|HEAD|FIND|OLD)?\b[^<>=]*$", re.IGNORECASE)
@@ -41,6 +41,7 @@ def parse_blocks(text: str) -> list[Edit]:
         path = fences.filename_before(lines, i) or last_path
         mentions = () if path else fences.mentions("\n".join(lines[prose_from:i]))
         number = len(edits) + 1
+        check_count(number)
         divider = _divider(lines, i, number)
         stop, end = _end(lines, divider + 1, number)
         edits.append(

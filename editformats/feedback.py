@@ -44,7 +44,7 @@ def failure_message(result: ApplyResult, kept: bool) -> str:
                 f"{numbers} would apply, but nothing was changed because of the failures above:"
                 " send every block again, with the failed ones fixed."
             )
-    if any(not f.kind for f in result.failures):
+    if any(f.kind in ("not-found", "ambiguous") for f in result.failures):
         parts.append(
             "Copy the lines to find exactly from the file as it is now, whitespace included."
         )

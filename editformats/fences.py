@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from editformats import paths
+from editformats.errors import ReplyError
 
 _TAG = re.compile(
     r"<(/?)(?:think|thinking|reasoning|thinking-content-[0-9a-f]{0,64})>", re.IGNORECASE
@@ -19,6 +20,8 @@ _SOURCE_CLOSE = re.compile(r"</source>\s*", re.IGNORECASE)
 # Backticks, bold, or a bare word that has an extension: each alternative is bounded by
 # characters it cannot contain, so no match backtracks.
 _MENTION = re.compile(r"`([^`\n]{1,300})`|\*\*([^*\n]{1,300})\*\*|([\w./\\+-]+)")
+MAX_FENCES = 2_000
+"""Fenced blocks one reply may hold."""
 SHELL_LANGUAGES = frozenset(
     {"bash", "sh", "shell", "console", "zsh", "powershell", "ps1", "cmd", "bat", "fish", "terminal"}
 )
@@ -113,10 +116,19 @@ def find_fences(lines: list[str]) -> list[Fence]:
 
     Inside a fence of three backticks, a fence that names a language opens a nested block (a
     markdown file's code example), so its bare closing line does not end the outer fence.
+    ReplyError when there are more than MAX_FENCES: such a reply is not a set of edits.
     """
     fences: list[Fence] = []
     i = 0
     while i < len(lines):
+        if lines[i][:1] not in ("`", "~", "<"):
+            i += 1
+            continue
+        if len(fences) >= MAX_FENCES:
+            raise ReplyError(
+                f"Your reply holds more than {MAX_FENCES:,} fenced blocks; send fewer, larger"
+                " edits."
+            )
         if source_opener(lines[i]):
             j = i + 1
             while j < len(lines) and not _SOURCE_CLOSE.fullmatch(lines[j]):

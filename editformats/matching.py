@@ -8,6 +8,8 @@ linear in the file and the text looked for.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -40,28 +42,57 @@ class Ambiguous:
 
 
 @dataclass
+class _Joined:
+    """A file's lines under one tier's key, joined by newlines (one before and after each)."""
+
+    text: str
+    index: list[int]
+    """For a tier that skips blank lines, the file line of each joined line."""
+    offsets: list[int]
+    """Where each joined line's leading newline stands in text."""
+
+
+@dataclass
 class Lines:
     """A file's lines and, per tier, their joined text, built once until the lines change."""
 
     lines: list[str]
-    _joined: dict[str, tuple[str, list[int]]] = field(default_factory=dict, repr=False)
+    _joined: dict[str, _Joined] = field(default_factory=dict, repr=False)
+    _stripped: list[str] | None = field(default=None, repr=False)
 
-    def joined(self, tier: str) -> tuple[str, list[int]]:
-        """The lines under the tier's key joined by newlines (with one before and after), and
-        the index in lines of each joined line."""
+    def size(self) -> int:
+        """The characters of the lines, newlines included."""
+        return sum(map(len, self.lines)) + len(self.lines)
+
+    def stripped(self) -> list[str]:
+        """Every line without its surrounding whitespace."""
+        if self._stripped is None:
+            self._stripped = [line.strip() for line in self.lines]
+        return self._stripped
+
+    def joined(self, tier: str) -> _Joined:
+        """The lines under the tier's key, joined."""
         if tier not in self._joined:
             key, skip_blank = _TIERS[tier]
-            index = [i for i, line in enumerate(self.lines) if line.strip()] if skip_blank else None
-            kept = [self.lines[i] for i in index] if index is not None else self.lines
-            text = "\n" + "\n".join(map(key, kept)) + "\n" if kept else "\n"
-            self._joined[tier] = (text, index if index is not None else [])
+            stripped = self.stripped() if skip_blank else None
+            index = [i for i, line in enumerate(stripped) if line] if stripped is not None else []
+            kept = [stripped[i] for i in index] if stripped is not None else self.lines
+            keyed = kept if key is None or skip_blank else list(map(key, kept))
+            text = "\n" + "\n".join(keyed) + "\n" if keyed else "\n"
+            offsets = [0, *itertools.accumulate(len(k) + 1 for k in keyed)]
+            self._joined[tier] = _Joined(text, index, offsets)
         return self._joined[tier]
 
 
 def locate(
-    lines: list[str] | Lines, original: list[str], updated: list[str], after: int | None = None
+    lines: list[str] | Lines,
+    original: list[str],
+    updated: list[str],
+    after: int | None = None,
+    start: int = 0,
 ) -> Found | Ambiguous | None:
-    """Where original stands in lines, trying ever more tolerant comparisons; None if nowhere.
+    """Where original stands in lines (at line start or later), trying ever more tolerant
+    comparisons; None if nowhere.
 
     Text found in several places is Ambiguous, unless after is given: then the first place
     starting at or after that line is taken (Found.places tells how many there were).
@@ -69,19 +100,19 @@ def locate(
     as many as it lacks are dropped from the same edge of updated.
     """
     hay = lines if isinstance(lines, Lines) else Lines(lines)
-    exact = _positions(hay, original, "exact")
+    exact = _exact_positions(hay, original, start)
     if exact:
-        start = _first_after(exact, after)
-        if start is None:
+        first = _first_after(exact, after)
+        if first is None:
             return Ambiguous(exact)
-        return Found(start, start + len(original), "exact", updated, places=len(exact))
+        return Found(first, first + len(original), "exact", updated, places=len(exact))
     lead = _blank_run(original)
     trail = _blank_run(original[::-1]) if lead < len(original) else 0
     core = original[lead : len(original) - trail]
     if not core:
         return None
     for tier in ("whitespace", "indentation", "blank-lines"):
-        found = _tolerant(hay, core, updated, tier, after)
+        found = _tolerant(hay, core, updated, tier, after, start)
         if isinstance(found, Found):
             return _with_blank_edges(hay.lines, found, lead, trail)
         if found is not None:
@@ -90,10 +121,14 @@ def locate(
 
 
 def fuzzy(
-    lines: list[str], original: list[str], updated: list[str], threshold: float
+    lines: list[str] | Lines, original: list[str], updated: list[str], threshold: float
 ) -> Found | Ambiguous | None:
     """The one window of lines similar to original above threshold, re-indented if needed."""
-    windows = similarity.best_windows(lines, original, limit=3)
+    hay = lines if isinstance(lines, Lines) else Lines(lines)
+    lines = hay.lines
+    windows = similarity.best_windows(
+        lines, original, limit=3, floor=threshold, stripped=hay.stripped()
+    )
     good = [w for w in windows if w.score >= threshold]
     if len(good) > 1:
         return Ambiguous([w.start for w in good])
@@ -108,43 +143,58 @@ def fuzzy(
     return Found(best.start, best.end, "fuzzy", merged, best.score)
 
 
-def _rstrip(line: str) -> str:
-    return line.rstrip()
-
-
-def _strip(line: str) -> str:
-    return line.strip()
-
-
-def _same(line: str) -> str:
-    return line
-
-
-_TIERS: dict[str, tuple[Callable[[str], str], bool]] = {
-    "exact": (_same, False),
-    "whitespace": (_rstrip, False),
-    "indentation": (_strip, False),
-    "blank-lines": (_strip, True),
+_TIERS: dict[str, tuple[Callable[[str], str] | None, bool]] = {
+    "exact": (None, False),
+    "whitespace": (str.rstrip, False),
+    "indentation": (str.strip, False),
+    "blank-lines": (str.strip, True),
 }
-"""Each tier's key for comparing lines, and whether it skips blank lines."""
+"""Each tier's key for comparing lines (None: as they are), and whether it skips blank lines."""
 
 
-def _positions(hay: Lines, needle: list[str], tier: str) -> list[int]:
-    """The first MAX_PLACES indexes (in the tier's joined lines) where needle starts."""
+def _exact_positions(hay: Lines, needle: list[str], start: int = 0) -> list[int]:
+    """Where needle starts verbatim, at line start or later. Candidates come from a scan of the
+    list for its first line (in C, with no text to build), unless that line is so common that
+    searching the joined text is cheaper."""
+    if not needle:
+        return []
+    lines, first, size = hay.lines, needle[0], len(needle)
+    found: list[int] = []
+    at, candidates = start, 0
+    while len(found) < MAX_PLACES:
+        try:
+            at = lines.index(first, at)
+        except ValueError:
+            return found
+        candidates += 1
+        if candidates > 64:
+            return _positions(hay, needle, "exact", start)
+        if lines[at : at + size] == needle:
+            found.append(at)
+        at += 1
+    return found
+
+
+def _positions(hay: Lines, needle: list[str], tier: str, start: int = 0) -> list[int]:
+    """The first MAX_PLACES indexes (in the tier's joined lines) where needle starts, from
+    file line start on."""
     key, skip_blank = _TIERS[tier]
     kept = [line for line in needle if line.strip()] if skip_blank else needle
     if not kept:
         return []
-    text, _ = hay.joined(tier)
-    pin = "\n" + "\n".join(map(key, kept)) + "\n"
+    joined = hay.joined(tier)
+    line = bisect.bisect_left(joined.index, start) if skip_blank else start
+    if line >= len(joined.offsets):
+        return []
+    pin = "\n" + "\n".join(kept if key is None else map(key, kept)) + "\n"
+    counted = joined.offsets[line]
     found: list[int] = []
-    line, counted = 0, 0
-    at = text.find(pin)
+    at = joined.text.find(pin, counted)
     while at != -1 and len(found) < MAX_PLACES:
-        line += text.count("\n", counted, at)
+        line += joined.text.count("\n", counted, at)
         counted = at
         found.append(line)
-        at = text.find(pin, at + 1)
+        at = joined.text.find(pin, at + 1)
     return found
 
 
@@ -157,13 +207,15 @@ def _first_after(starts: list[int], after: int | None) -> int | None:
     return next((s for s in starts if s >= after), None)
 
 
-def _tolerant(hay: Lines, core: list[str], updated: list[str], tier: str, after: int | None):
+def _tolerant(
+    hay: Lines, core: list[str], updated: list[str], tier: str, after: int | None, begin: int
+):
     """The place where core matches under the tier (see locate), with updated re-indented."""
     skip_blank = _TIERS[tier][1]
-    starts = _positions(hay, core, tier)
+    starts = _positions(hay, core, tier, begin)
     if not starts:
         return None
-    _, index = hay.joined(tier)
+    index = hay.joined(tier).index
     size = sum(1 for line in core if line.strip()) if skip_blank else len(core)
     places = []
     for start in starts:

@@ -6,6 +6,7 @@ compared, each comparison first passes a cheap upper bound, and large files are 
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache
@@ -69,38 +70,46 @@ def merge(window: list[str], original: list[str], updated: list[str]) -> list[st
 
 
 def best_windows(
-    lines: list[str], wanted: list[str], limit: int = 3, loose: bool = False, floor: float = 0.0
+    lines: list[str],
+    wanted: list[str],
+    limit: int = 3,
+    loose: bool = False,
+    floor: float = 0.0,
+    stripped: list[str] | None = None,
 ) -> list[Window]:
     """The windows of lines most like wanted, best first, not overlapping each other.
 
     Windows sharing few lines with wanted are not scored at all, which keeps this fast on
     large files. With loose, when no window shares lines, windows are picked by a quick
     character comparison instead (for showing the closest lines, never for applying).
-    Scores under floor are only upper bounds.
+    Scores under floor are only upper bounds. stripped, when given, holds the lines stripped.
     """
     size = len(wanted)
     if not lines or not scorable(wanted):
         return []
     targets = {line.strip() for line in wanted if line.strip()}
-    hits = [1 if line.strip() in targets else 0 for line in lines]
+    stripped = stripped if stripped is not None else [line.strip() for line in lines]
+    hits = [i for i, line in enumerate(stripped) if line in targets]
     need = max(1, len(targets) // 2)
-    prefix = [0]
-    for hit in hits:
-        prefix.append(prefix[-1] + hit)
     last = max(1, len(lines) - size + 1)
-    counts = [(prefix[min(s + size, len(lines))] - prefix[s], s) for s in range(last)]
+    if len(hits) * size <= 4 * len(lines):
+        starts = sorted({s for h in hits for s in range(max(0, h - size + 1), min(h + 1, last))})
+    else:
+        starts = range(last)
+    counts = [(bisect.bisect_left(hits, s + size) - bisect.bisect_left(hits, s), s) for s in starts]
     picked: list[int] = []
     for _, start in sorted((c for c in counts if c[0] >= need), key=lambda c: (-c[0], c[1])):
         if len(picked) >= limit * 4:
             break
         if all(abs(start - p) >= size for p in picked):
             picked.append(start)
+    widths = sorted({size, size - 1, size + 1} - {0})
     if not picked and loose:
-        picked = _quick_picks(lines, wanted, limit)
+        return _quick_picks(lines, wanted, limit)
     text = _shape(wanted)
     windows = []
     for start in picked:
-        for width in sorted({size, size - 1, size + 1} - {0}):
+        for width in widths:
             end = min(len(lines), start + width)
             shaped = _shape(lines[start:end])
             if len(shaped) <= 2 * MAX_CHARS:
@@ -113,9 +122,10 @@ def best_windows(
     return best[:limit]
 
 
-def _quick_picks(lines: list[str], wanted: list[str], limit: int) -> list[int]:
-    """Window starts ranked by the characters they share with wanted (an upper bound of their
-    similarity, as difflib's quick ratio), sampled on large files."""
+def _quick_picks(lines: list[str], wanted: list[str], limit: int) -> list[Window]:
+    """Windows ranked by the characters they share with wanted (an upper bound of their
+    similarity, as difflib's quick ratio), sampled on large files: only for showing the
+    closest lines, never for applying."""
     size, text = len(wanted), _shape(wanted)
     chars = Counter(text)
     step = max(1, len(lines) // _SAMPLES)
@@ -125,9 +135,16 @@ def _quick_picks(lines: list[str], wanted: list[str], limit: int) -> list[int]:
         if len(window) > 2 * MAX_CHARS:
             continue
         shared = sum((Counter(window) & chars).values())
-        scored.append((2 * shared / (len(window) + len(text) or 1), start))
-    scored.sort(key=lambda s: (-s[0], s[1]))
-    return [start for _, start in scored[: limit * 4]]
+        score = 2 * shared / (len(window) + len(text) or 1)
+        scored.append(Window(start, min(len(lines), start + size), score))
+    scored.sort(key=lambda w: (-w.score, w.start))
+    best: list[Window] = []
+    for w in scored:
+        if len(best) >= limit:
+            break
+        if all(w.end <= b.start or w.start >= b.end for b in best):
+            best.append(w)
+    return best
 
 
 def _shape(lines: list[str]) -> str:

@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 
 from editformats import fences
-from editformats.edit import Reply
+from editformats.edit import Reply, check_count
 from editformats.errors import ReplyError, TruncatedReply, truncated
+
+_MAX_FENCES = 10
+"""Fenced blocks of a text reply tried as JSON; a reply holding a call has one or two."""
 
 
 def arguments(reply: Reply, function: str) -> list[dict]:
@@ -18,6 +21,7 @@ def arguments(reply: Reply, function: str) -> list[dict]:
     calls = [(c.name, c.arguments) for c in reply.tool_calls]
     if not calls:
         calls = _calls_in_text(reply.text, function)
+    check_count(len(calls))
     found = []
     for name, args in calls:
         if name and name != function:
@@ -37,9 +41,8 @@ def _calls_in_text(text: str, function: str) -> list[tuple[str, object]]:
     open_fence = next((f for f in found if not f.closed), None)
     if open_fence is not None and open_fence.info.lower() in ("", "json"):
         raise truncated(f"the fenced block opened at line {open_fence.opener + 1}")
-    candidates = [stripped] + [
-        "\n".join(lines[f.start : f.end]) for f in found if f.info.lower() in ("", "json")
-    ]
+    fenced = [f for f in found if f.info.lower() in ("", "json")][:_MAX_FENCES]
+    candidates = [stripped] + ["\n".join(lines[f.start : f.end]) for f in fenced]
     error = None
     for candidate in candidates:
         try:

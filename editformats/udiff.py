@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 
 from editformats import applier, fences, paths
-from editformats.edit import ApplyResult, Edit, EditFormat, Reply
+from editformats.edit import ApplyResult, Edit, EditFormat, Reply, check_count
 from editformats.errors import truncated
 
 SYSTEM_PROMPT = """\
@@ -70,6 +70,7 @@ def parse(reply: Reply) -> list[Edit]:
             original, updated = _sides(hunk)
             if created:
                 original = ""
+            check_count(len(edits) + 1)
             edits.append(Edit(path, original, updated, index=len(edits) + 1, line=start + 1))
 
     for i, line in enumerate(lines):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from editformats import applier, editblock, fences, paths
-from editformats.edit import Edit, EditFormat, Reply
+from editformats.edit import Edit, EditFormat, Reply, check_count
 from editformats.errors import truncated
 
 SYSTEM_PROMPT = """\
@@ -49,7 +49,7 @@ def parse(reply: Reply) -> list[Edit]:
     """
     lines = fences.prepare(reply.text).split("\n")
     named: list[Edit] = []
-    unnamed: list[Edit] = []
+    unnamed = None
     for fence in fences.find_fences(lines):
         if not fence.closed:
             raise truncated(f"the fenced block opened at line {fence.opener + 1} ({fence.marker})")
@@ -59,21 +59,26 @@ def parse(reply: Reply) -> list[Edit]:
             name, body = paths.clean(body[0]), body[1:]
         if _has_blocks(body):
             named.extend(editblock.parse_blocks("\n".join([name, "```", *body, "```"])))
-            continue
-        edit = Edit(
-            path=name,
-            original="",
-            updated="".join(line + "\n" for line in body),
-            whole=True,
-            line=fence.opener + 1,
-            mentions=() if name else fences.mentions(_paragraph_before(lines, fence.opener)),
-        )
-        if name:
-            named.append(edit)
+        elif name:
+            named.append(_edit(name, body, fence.opener))
         elif fence.info.lower() not in fences.SHELL_LANGUAGES:
-            unnamed.append(edit)
-    edits = named or unnamed[-1:]
-    return [replace(edit, index=n) for n, edit in enumerate(edits, 1)]
+            unnamed = (fence, body)
+        check_count(len(named))
+    if not named and unnamed is not None:
+        fence, body = unnamed
+        mentions = fences.mentions(_paragraph_before(lines, fence.opener))
+        named.append(replace(_edit("", body, fence.opener), mentions=mentions))
+    return [replace(edit, index=n) for n, edit in enumerate(named, 1)]
+
+
+def _edit(name: str, body: list[str], opener: int) -> Edit:
+    return Edit(
+        path=name,
+        original="",
+        updated="".join(line + "\n" for line in body),
+        whole=True,
+        line=opener + 1,
+    )
 
 
 def _has_blocks(body: list[str]) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 
 import pytest
+from hypothesis import settings
 
 LOOPBACK = ("127.", "::1", "localhost")
 KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "DEEPSEEK_API_KEY")
@@ -24,3 +25,6 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect", connect)
     for key in KEYS:
         monkeypatch.setenv(key, "sk-test-guard-invalid")
+
+settings.register_profile("long", max_examples=5_000, deadline=None)
+"""`pytest --hypothesis-profile=long`: the property and fuzz tests with 5,000 examples each."""

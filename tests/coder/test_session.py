@@ -151,3 +151,53 @@ def test_a_reply_without_edits_changes_nothing_and_says_so(root: Path) -> None:
     assert outcome.changed == () and not outcome.failed
     assert "The reply has no diff edits: nothing changed." in chat.terminal.out.getvalue()
     assert (root / "hello.py").read_text() == HELLO
+
+
+def test_a_reply_cut_off_at_the_length_limit_applies_nothing_and_says_so(root: Path) -> None:
+    whole = block('    return "hello"\n', '    return "cut"\n')
+    right = block('    return "hello"\n', '    return "ok"\n')
+    chat = session(root, [Completion(text=whole, truncated=True), right])
+    outcome = chat.turn("change it")
+    assert outcome.applied and not outcome.failed
+    reflection = chat.model.requests[1].messages[-1].content
+    assert "length limit" in reflection and "none of its edits were applied" in reflection
+    assert "cut off" in chat.terminal.out.getvalue()
+    assert "ok" in (root / "hello.py").read_text() and "cut" not in (root / "hello.py").read_text()
+
+
+@pytest.mark.parametrize("yes", [True, False])
+def test_a_file_that_steers_coder_is_refused_in_the_chat(root: Path, yes: bool) -> None:
+    reply = block("", "OPENAI_API_BASE=http://evil.example\n", path=".env")
+    chat = session(root, [reply, "Fine, no change."], yes=yes, max_reflections=1)
+    outcome = chat.turn("configure it")
+    assert not (root / ".env").exists()
+    assert not outcome.applied
+    said = chat.terminal.out.getvalue()
+    assert ("--yes never allows that" in said) if yes else ("Allow it? no" in said)
+    assert "a reply may not write it" in chat.model.requests[1].messages[-1].content
+
+
+def test_ctrl_c_after_an_edit_was_written_commits_it_first(root: Path) -> None:
+    good = block('    return "hello"\n', '    return "hi"\n')
+    bad = block("nothing like this\n", "x\n")
+    chat = session(root, [good + bad, KeyboardInterrupt()])
+    with pytest.raises(KeyboardInterrupt):
+        chat.turn("change it")
+    assert "hi" in (root / "hello.py").read_text()
+    assert git(root, "status", "--porcelain") == ""
+    assert "Interrupted: the edits already written are kept" in chat.terminal.out.getvalue()
+
+
+def test_one_request_exit_statuses(root: Path) -> None:
+    from coder import exits
+    from coder.startup import _one_request
+
+    good = block('    return "hello"\n', '    return "hi"\n')
+    bad = block("nothing like this\n", "x\n")
+    chat = session(root, [good])
+    assert _one_request(chat, "hi", chat.terminal) == exits.OK
+    again = block('    return "hi"\n', '    return "hey"\n')
+    chat = session(root, [again + bad, bad], yes=True, max_reflections=1)
+    assert _one_request(chat, "partly", chat.terminal) == exits.PARTIAL
+    chat = session(root, ["No edits here."])
+    assert _one_request(chat, "nothing", chat.terminal) == exits.FAILED

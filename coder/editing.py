@@ -45,15 +45,25 @@ class Scope:
     """Files the user named: only these may be written when they steer coder or git."""
     hooks: str | None = None
     """The repository-relative folder of git's hooks, when it is in the work tree."""
+    configs: frozenset[str] = frozenset()
+    """The config files git includes from the work tree."""
+    private: tuple[str, ...] = ()
+    """git's own folders inside the work tree under another name than .git: never written."""
     tree: Tree = field(default=NO_TREE, repr=False)
     """The repository's files, so that the reply's names resolve to what exists."""
 
 
 def scope_of(ws: Workspace, repo: Repo | None, named: set[str] | frozenset[str]) -> Scope:
     """The Scope of a reply in this workspace, the user having named the files in named."""
-    files = repo.files() if repo is not None else ws.listing()
-    hooks = repo.hooks_folder() if repo is not None else None
-    return Scope(frozenset(named), hooks, tree_of(files))
+    if repo is None:
+        return Scope(frozenset(named), tree=tree_of(ws.listing()))
+    return Scope(
+        frozenset(named),
+        repo.hooks_folder(),
+        frozenset(repo.included_configs()),
+        tuple(repo.private_folders()),
+        tree_of(repo.files()),
+    )
 
 
 def unified_diff(old: dict[str, str], new: dict[str, str], context: int = 3) -> str:
@@ -111,7 +121,9 @@ def propose_asking(
     allowed: set[str] = set()
     for failure in _unique(proposal.result.failures):
         path = failure.path
-        why = guard.steers(path, scope.hooks) or _steers_through_link(ws, path, scope)
+        if _private(ws, path, scope):
+            continue
+        why = _steers(path, scope) or _steers_through_link(ws, path, scope)
         if why and path not in scope.named:
             if _allow_steering(terminal, path, why):
                 allowed.add(path)
@@ -161,7 +173,20 @@ def _steers_through_link(ws: Workspace, path: str, scope: Scope) -> str | None:
         return None
     if real == path or real in scope.named:
         return None
-    return guard.steers(real, scope.hooks)
+    return _steers(real, scope)
+
+
+def _steers(path: str, scope: Scope) -> str | None:
+    return guard.steers(path, scope.hooks, scope.configs)
+
+
+def _private(ws: Workspace, path: str, scope: Scope) -> bool:
+    """True when path, or the file it leads to, is inside git's own folder."""
+    try:
+        real = ws.real(path)
+    except PathError:
+        real = path
+    return any(p == f or p.startswith(f + "/") for p in (path, real) for f in scope.private)
 
 
 def write(
@@ -226,12 +251,22 @@ def _commit(repo: Repo, ws: Workspace, paths: list[str], message: str) -> str:
 
 
 def save_user_changes(repo: Repo, paths: list[str]) -> list[str]:
-    """Commit the user's uncommitted changes to paths, on their own, before coder edits them;
-    the commit made, if any."""
+    """Commit the user's uncommitted changes to paths, on their own, before coder edits them:
+    first any staged version that differs from the working tree (so that it is not lost),
+    then the working tree. The commits made."""
+    commits = []
+    staged = repo.commit_staged(paths, "coder: save staged changes to")
+    if staged:
+        commits.append(staged)
     dirty = repo.dirty(paths)
-    if not dirty:
-        return []
-    return [repo.commit(dirty, f"coder: save uncommitted changes to {', '.join(dirty)}")]
+    if dirty:
+        commits.append(repo.commit(dirty, f"coder: save uncommitted changes to {', '.join(dirty)}"))
+    return commits
+
+
+def not_committed(repo: Repo, ws: Workspace, paths: list[str]) -> dict[str, str]:
+    """Those of the files at paths (through symlinks) that git did not commit, with why."""
+    return repo.uncommitted(sorted({ws.real(p) for p in paths}))
 
 
 @contextlib.contextmanager
@@ -303,7 +338,11 @@ def _check_targets(
         except PathError as exc:
             failures.append(Failure(edit, f"Block {edit.index} was refused: {exc}.", path=path))
             continue
-        why = (guard.steers(path, scope.hooks) if path not in scope.named else None) or (
+        if _private(ws, path, scope):
+            reason = f"Block {edit.index} was refused: {path} is in git's own folder."
+            failures.append(Failure(edit, reason, path=path))
+            continue
+        why = (_steers(path, scope) if path not in scope.named else None) or (
             _steers_through_link(ws, path, scope)
         )
         if why:

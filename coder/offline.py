@@ -83,7 +83,12 @@ def run(options: ApplyOptions, terminal: Terminal) -> int:
         terminal.error(f"coder: {exc}")
         return exits.FAILED
     _report(result, commits, terminal)
-    return exits.OK
+    if repo is None:
+        return exits.OK
+    left = editing.not_committed(repo, ws, sorted(result.files))
+    for path, why in left.items():
+        terminal.error(f"{path} is written but not committed: it is {why}.")
+    return exits.NOT_COMMITTED if "changed" in left.values() else exits.OK
 
 
 def _read_reply(path: Path) -> Reply:

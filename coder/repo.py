@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -117,6 +118,41 @@ class Repo:
         except ValueError:
             return None
 
+    def private_folders(self) -> list[str]:
+        """git's own folders (its git directory and common directory) when they lie inside the
+        work tree under another name than .git, repository-relative."""
+        found = []
+        for folder in (self._repo.git_dir, self._repo.common_dir):
+            try:
+                rel = Path(folder).resolve().relative_to(self.root).as_posix()
+            except ValueError:
+                continue
+            if rel not in found and rel.split("/")[0].lower() != ".git":
+                found.append(rel)
+        return found
+
+    def included_configs(self) -> list[str]:
+        """The config files git includes (include.path, includeIf.*.path) that lie in the work
+        tree, repository-relative: whoever writes them steers git."""
+        try:
+            listing = self._git(
+                "config", "--show-origin", "--get-regexp", r"^include(if\..*)?\.path$"
+            )
+        except GitError:
+            return []
+        found = []
+        for line in listing.splitlines():
+            origin, _, setting = line.partition("\t")
+            value = setting.partition(" ")[2].strip()
+            if not origin.startswith("file:") or not value:
+                continue
+            base = Path(origin.removeprefix("file:")).parent
+            target = Path(os.path.expanduser(value))
+            target = (target if target.is_absolute() else base / target).resolve()
+            with contextlib.suppress(ValueError):
+                found.append(target.relative_to(self.root).as_posix())
+        return found
+
     @contextlib.contextmanager
     def locked(self, wait: float = 10.0) -> Iterator[None]:
         """Hold coder's lock on this repository, so that two coders never write and commit at
@@ -168,6 +204,41 @@ class Repo:
             changed.update(p for p in tracked if os.path.lexists(self.root / p))
         return [p for p in paths if p in changed]
 
+    def commit_staged(self, paths: Iterable[str], label: str) -> str | None:
+        """Commit, on their own, the staged versions of those of paths that have unstaged
+        changes too (a commit of the working tree would drop them), leaving the index and the
+        working tree as they are; the message is label and their names. The new HEAD, or None
+        when no path has both."""
+        paths = list(dict.fromkeys(paths))
+        head = self.head()
+        if not paths or head is None:
+            return None
+        staged = set(
+            self._names("diff", "--cached", "--name-only", "--no-renames", "HEAD", "--", *paths)
+        )
+        unstaged = set(self._names("diff", "--name-only", "--no-renames", "--", *paths))
+        both = [p for p in paths if p in staged and p in unstaged]
+        if not both:
+            return None
+        if not self.has_identity():
+            raise GitError(NO_IDENTITY)
+        with tempfile.TemporaryDirectory(prefix="coder-index-") as temp:
+            index = {"GIT_INDEX_FILE": os.path.join(temp, "index")}
+            self._git("read-tree", "HEAD", env=index)
+            for path in both:
+                entry = self._git("ls-files", "-s", "--", path).strip()
+                if entry:
+                    mode, sha = entry.split("\t", 1)[0].split()[:2]
+                    info = f"{mode},{sha},{path}"
+                    self._git("update-index", "--add", "--cacheinfo", info, env=index)
+                else:
+                    self._git("update-index", "--force-remove", "--", path, env=index)
+            tree = self._git("write-tree", env=index).strip()
+        message = f"{label} {', '.join(both)}"
+        sha = self._git("commit-tree", tree, "-p", head, "-m", message).strip()
+        self._git("update-ref", "HEAD", sha, head)
+        return sha
+
     def commit(self, paths: Iterable[str], message: str) -> str:
         """Commit exactly paths as they are in the working tree; the sha of HEAD afterwards."""
         if not self.has_identity():
@@ -189,6 +260,23 @@ class Repo:
                     self._git("rm", "--cached", "--quiet", "--", *untracked)
             raise
         return self._git("rev-parse", "HEAD").strip()
+
+    def uncommitted(self, paths: Iterable[str]) -> dict[str, str]:
+        """Those of paths whose working-tree content is still not committed, each with why:
+        git ignores it, it is in another repository, or it is changed."""
+        paths = list(dict.fromkeys(paths))
+        if not paths:
+            return {}
+        ignored = set(self._ignored(paths))
+        found = {}
+        for path in self.dirty(paths):
+            found[path] = "changed"
+        for path in paths:
+            if path in ignored:
+                found[path] = "ignored by git"
+            elif path not in found and not self._names("ls-files", "--", path):
+                found[path] = "in another git repository, or not tracked"
+        return found
 
     def diff(self, paths: Iterable[str]) -> str:
         """The changes to the tracked files among paths since HEAD, as a unified diff."""
@@ -235,6 +323,17 @@ class Repo:
                     (self.root / path).unlink()
         return files
 
+    def _ignored(self, paths: list[str]) -> list[str]:
+        """Those of paths that git ignores."""
+        try:
+            # check-ignore takes no pathspec magic, so literal pathspecs must be off for it.
+            out = self._git(
+                "check-ignore", "--no-index", "--", *paths, env={"GIT_LITERAL_PATHSPECS": "0"}
+            )
+        except GitError:  # check-ignore exits 1 when it ignores none of them
+            return []
+        return [line for line in out.splitlines() if line]
+
     def _untracked(self, paths: list[str]) -> list[str]:
         """Those of paths that exist, are not tracked and are not ignored."""
         return self._names("ls-files", "--others", "--exclude-standard", "--", *paths)
@@ -243,16 +342,16 @@ class Repo:
         """The file names a git command prints, one per NUL-terminated entry."""
         return [name for name in self._git(command, "-z", *args).split("\0") if name]
 
-    def _git(self, command: str, *args: str) -> str:
+    def _git(self, command: str, *args: str, env: dict[str, str] | None = None) -> str:
         """The output of a git command in this repository; GitError when it fails."""
-        return _run(self._repo.git, command, *args)
+        return _run(self._repo.git, command, *args, env=env)
 
 
-def _run(runner: git.Git, command: str, *args: str) -> str:
+def _run(runner: git.Git, command: str, *args: str, env: dict[str, str] | None = None) -> str:
     """The output of a git command; GitError with git's own reason when it fails."""
     status, out, err = runner.execute(
         ["git", *_CONFIG, command, *args],
-        env=_ENV,
+        env={**_ENV, **(env or {})},
         with_extended_output=True,
         with_exceptions=False,
         strip_newline_in_stdout=False,

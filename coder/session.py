@@ -312,7 +312,11 @@ class Session:
             return TurnOutcome(changed=changed, applied=applied, not_committed=exc.paths)
         self.commits.append(sha)
         self.terminal.say(f"Committed {sha[:7]}: {', '.join(changed)}")
-        return TurnOutcome(changed=changed, commits=(sha,), applied=applied)
+        left = editing.not_committed(self.repo, self.ws, list(changed))
+        for path, why in left.items():
+            self.terminal.error(f"{path} is written but not committed: it is {why}.")
+        stuck = tuple(p for p, why in left.items() if why == "changed")
+        return TurnOutcome(changed=changed, commits=(sha,), applied=applied, not_committed=stuck)
 
     def _give_up(self, before: dict[str, FileText], request: str) -> TurnOutcome:
         """Edits still fail: the user decides whether the ones that applied are kept."""

@@ -2,8 +2,20 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import TextIO
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+"""Control characters (escape sequences among them) that text from a model or a file could
+use to rewrite the user's terminal; tabs and newlines stay."""
+
+
+def printable(text: str) -> str:
+    """text safe to show: control characters removed, and anything the output cannot encode
+    (a lone surrogate from a reply's JSON, say) replaced."""
+    text = _CONTROL.sub("", text)
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 class Terminal:
@@ -31,11 +43,11 @@ class Terminal:
 
     def say(self, text: str) -> None:
         """A line of normal output."""
-        print(text, file=self.out, flush=True)
+        print(printable(text), file=self.out, flush=True)
 
     def error(self, text: str) -> None:
         """A problem the user must know about."""
-        print(self._paint(text, "31"), file=self.err, flush=True)
+        print(self._paint(printable(text), "31"), file=self.err, flush=True)
 
     def start_reply(self) -> None:
         """A model's reply begins streaming."""
@@ -45,6 +57,7 @@ class Terminal:
     def stream(self, text: str) -> None:
         """A piece of a streaming reply. With colors it is shown as markdown one finished
         block at a time, so that nothing printed is ever printed again."""
+        text = printable(text)
         if self._markdown is not None:
             self._markdown.feed(text)
             return
@@ -63,6 +76,7 @@ class Terminal:
 
     def diff(self, text: str) -> None:
         """A unified diff, colored when colors are on."""
+        text = printable(text)
         if not self.color:
             self.out.write(text)
             self.out.flush()
@@ -92,6 +106,7 @@ class Terminal:
 
     def confirm(self, question: str, default: bool = False) -> bool:
         """Ask a yes/no question; --yes answers yes, and without a terminal the default wins."""
+        question = printable(question)
         if self.yes:
             self.say(f"{question} yes (--yes)")
             return True

@@ -176,9 +176,13 @@ class Workspace:
         if not rel or "\0" in rel:
             raise PathError(f"{rel!r} is not a file name")
         try:
+            os.fsencode(rel)
+        except UnicodeError:
+            raise PathError(f"{rel[:200]!r} is not a name the file system can hold") from None
+        try:
             return self._resolve(rel)
         except OSError as exc:  # a name too long for the system, a folder it cannot read
-            raise PathError(f"{rel[:200]}: {exc.strerror or exc}") from None
+            raise PathError(f"{rel[:200]!r}: {exc.strerror or exc}") from None
 
     def _resolve(self, rel: str) -> tuple[str, Path]:
         target = Path(os.path.normpath(self.root / rel))

@@ -18,12 +18,14 @@ from editformats.edit import Applied, ApplyResult, Edit, Failure, check_count
 
 FUZZY_THRESHOLD = 0.9
 """How alike (0..1) a near-miss must be to the text an edit looked for to be applied anyway."""
-MAX_SEARCHED = 200_000_000
-"""Characters of files one reply's tolerant searches may go through (each search goes through
-the whole file, some four times); the edits after that fail unsearched. Some 40 failing edits
-on a 20,000-line file of 600 KB: a few tenths of a second."""
+MAX_SEARCHED = 100_000_000
+"""The searching one reply may do, in characters gone through (matching.Lines.spent); the
+edits after that fail unsearched. Some 40 failing or loosely matching edits on a 600 KB file:
+a few tenths of a second."""
 MAX_FUZZY = 10
 """Edits per reply for which a near-miss is looked for."""
+MAX_SPLIT = 10_000
+"""The longest hunk (in lines) retried as its separate changes."""
 MAX_EXPLAINED = 3
 """Failures per reply for which the closest lines and the file holding the text are found."""
 
@@ -59,7 +61,13 @@ class _State:
         return self.hays[path]
 
     def changed(self, path: str) -> None:
-        self.hays.pop(path, None)
+        hay = self.hays.pop(path, None)
+        if hay is not None:
+            self.searched += hay.spent
+
+    def spent(self) -> int:
+        """The searching done on this reply so far (see matching.Lines.spent)."""
+        return self.searched + sum(h.spent for h in self.hays.values())
 
 
 def apply(
@@ -125,14 +133,15 @@ def _target(edit: Edit, state: _State) -> str:
 
 
 def _unnamed_target(edit: Edit, state: _State) -> str:
-    """The file of an edit that names none: the one chat file holding its text, else the chat
-    file its prose mentions first, else the only chat file when the prose names none."""
+    """The file of an edit that names none: the one chat file holding its text, else the one
+    chat file its prose mentions (several are too many to guess from), else the only chat
+    file when the prose names none."""
     if edit.original.strip():
         holders = _holders(edit, state, set(state.chat))
         if len(holders) == 1:
             return holders[0]
-    named = [paths.resolve(m, state.chat, state.tree) for m in edit.mentions]
-    path = next((p for p in named if p in state.chat), "")
+    named = {paths.resolve(m, state.chat, state.tree) for m in edit.mentions} & state.chat
+    path = next(iter(named)) if len(named) == 1 else ""
     if not path and not edit.mentions and len(state.chat) == 1:
         path = next(iter(state.chat))
     if not path:
@@ -169,7 +178,7 @@ def _apply_one(edit: Edit, path: str, state: _State) -> tuple[str, float]:
         return how, 1.0
     original = split_lines(edit.original)
     if not any(line.strip() for line in original):
-        return _create_or_append(path, doc, updated)
+        return _insert(edit, path, doc, updated)
     _refuse_placeholders(edit, path, updated, original)
     pieces = lazy.split_elisions(original)
     if len(pieces) > 1:
@@ -209,9 +218,12 @@ def _replace(path: str, state: _State, spots: list[matching.Found]) -> None:
 
 def _split(edit, path, state: _State, original, updated) -> list[matching.Found] | None:
     """The edit's separate changes, each found with less context each try, in order; None
-    when some change is not found at any context."""
+    when some change is not found at any context, or the hunk is too long to split."""
+    if max(len(original), len(updated)) > MAX_SPLIT:
+        return None
+    # Long hunks let difflib ignore their most common lines ('}', blanks): fast, and enough.
+    matcher = difflib.SequenceMatcher(None, original, updated, autojunk=len(original) > 200)
     for context in (3, 2, 1):
-        matcher = difflib.SequenceMatcher(None, original, updated, autojunk=False)
         spots: list[matching.Found] = []
         start = 0
         try:
@@ -227,7 +239,9 @@ def _split(edit, path, state: _State, original, updated) -> list[matching.Found]
     return None
 
 
-def _create_or_append(path: str, doc: Document, updated: list[str]) -> tuple[str, float]:
+def _insert(edit: Edit, path: str, doc: Document, updated: list[str]) -> tuple[str, float]:
+    """An edit with nothing to find: it creates the file, or adds its lines to it (at the end,
+    or where a diff's hunk header says)."""
     if not doc.exists or not any(line.strip() for line in doc.lines):
         created = not doc.exists
         doc.lines[:] = updated
@@ -235,8 +249,30 @@ def _create_or_append(path: str, doc: Document, updated: list[str]) -> tuple[str
         return ("created" if created else "whole"), 1.0
     if updated and isinstance(matching.locate(doc.lines, updated, updated), matching.Found):
         return "already-present", 1.0
-    doc.lines.extend(updated)
-    return "appended", 1.0
+    if edit.new_file:
+        raise _Miss(
+            Failure(
+                edit,
+                f"Block {edit.index} creates {path} (--- /dev/null), but that file exists: write"
+                " a diff of the changes to it instead.",
+                path=path,
+            )
+        )
+    if edit.insert_at is None:
+        doc.lines.extend(updated)
+        return "appended", 1.0
+    if edit.insert_at < 0:
+        raise _Miss(
+            Failure(
+                edit,
+                f"Block {edit.index} adds lines to {path} with no unchanged lines around them, so"
+                " where they go is unclear: include a few lines of context.",
+                path=path,
+            )
+        )
+    at = min(edit.insert_at, len(doc.lines))
+    doc.lines[at:at] = updated
+    return "inserted", 1.0
 
 
 def _elided(edit, path, state: _State, pieces, updated_pieces) -> list[matching.Found]:
@@ -279,7 +315,7 @@ def _find(edit, path, state: _State, original, updated, start: int = 0) -> match
     """The place original stands in the file, at line start or later (the first after the
     previous block's change when it stands in several); a bare _Miss when nowhere."""
     hay = state.hay(path)
-    if state.searched > MAX_SEARCHED:
+    if state.spent() > MAX_SEARCHED:
         raise _Miss(
             Failure(
                 edit,
@@ -291,10 +327,7 @@ def _find(edit, path, state: _State, original, updated, start: int = 0) -> match
         )
     after = state.cursor.get(path) if start == 0 else start
     found = matching.locate(hay, original, updated, after, start)
-    if not isinstance(found, matching.Found) or found.how != "exact":
-        state.searched += 4 * hay.size()
     if found is None and _changes(original, updated):
-        state.searched += 4 * hay.size()
         again = matching.locate(hay, updated, updated, None, start)
         if isinstance(again, matching.Found):
             kept = hay.lines[again.start : again.end]
@@ -330,7 +363,6 @@ def _explain(failure: Failure, state: _State, original: list[str]) -> Failure:
         return failure
     state.explained += 1
     edit, path, reason = failure.edit, failure.path, failure.reason
-    state.explained += 1
     others = _holders(edit, state, set(state.docs) - {path})
     if len(others) == 1:
         reason += (
@@ -353,12 +385,13 @@ def _changes(original: list[str], updated: list[str]) -> bool:
 
 
 def _holders(edit: Edit, state: _State, among: set[str]) -> list[str]:
-    """The files among those given in which the edit's ORIGINAL text stands once."""
+    """The files among those given in which the edit's ORIGINAL text stands once (none once
+    the reply's searching is used up)."""
     original = split_lines(edit.original)
     found = []
     for path in sorted(among):
         doc = state.docs.get(path)
-        if doc is None or not doc.exists:
+        if doc is None or not doc.exists or state.spent() > MAX_SEARCHED:
             continue
         if isinstance(matching.locate(state.hay(path), original, original), matching.Found):
             found.append(path)

@@ -53,7 +53,13 @@ class Edit:
     line: int = 0
     """Line of the reply where the edit starts, from 1 (0 when not from text)."""
     mentions: tuple[str, ...] = ()
-    """File names the prose before the edit mentions, most recent first: used when path is ''."""
+    """File names the prose before the edit mentions, in order: used when path is ''."""
+    new_file: bool = False
+    """The edit creates its file (a diff from /dev/null): it may not add to an existing one."""
+    insert_at: int | None = None
+    """For an edit with nothing to find from a diff hunk: the line (from 0) its lines go
+    before, as the hunk header says; -1 when the header does not say. None for other edits,
+    whose empty text to find means: add at the end."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +70,7 @@ class Applied:
     path: str
     how: str
     """exact, whitespace, indentation, blank-lines, elision, split, fuzzy, already-present,
-    duplicate, created, appended or whole."""
+    duplicate, created, appended, inserted or whole."""
     score: float = 1.0
     note: str = ""
     """What the user should know about how it applied, e.g. which of several places changed."""

@@ -1,22 +1,57 @@
 """Reading search/replace blocks (ORIGINAL/UPDATED or SEARCH/REPLACE markers) out of a reply.
 
 A block is a head line (<<<<<<< SEARCH), the text to find, a divider (=======), the
-replacement, and a tail (>>>>>>> REPLACE). A second divider also ends the replacement; when
-both are missing, the closing fence does. A block that runs into the next one is an error, and
-one that runs to the end of the reply was cut off. One pass over the lines, in order.
+replacement, and a tail (>>>>>>> REPLACE). Markers are recognised by plain string tests, so a
+long line costs one look. Markdown underlines (=====) inside a block are content: a divider
+of exactly seven = wins over other lengths, and when several of those stand in a block the
+middle one divides (the text to find and its replacement hold the same underlines). As other
+tools read it, a second divider also ends the replacement; when the tail is missing, the
+closing fence ends the block. A block that runs into the next one is an error, and one that
+runs to the end of the reply was cut off. One pass over the lines, in order.
 """
 
 from __future__ import annotations
-
-import re
 
 from editformats import fences
 from editformats.edit import Edit, check_count
 from editformats.errors import ReplyError, truncated
 
-HEAD = re.compile(r"^\s*<{5,9}\s*(SEARCH|ORIGINAL|HEAD|FIND|OLD)?\b[^<>=]*$", re.IGNORECASE)
-DIVIDER = re.compile(r"^\s*={5,9}\s*(?:REPLACE|UPDATED)?\s*$", re.IGNORECASE)
-TAIL = re.compile(r"^\s*>{5,9}\s*(REPLACE|UPDATED|NEW)?\b[^<>=]*$", re.IGNORECASE)
+
+def is_head(line: str) -> bool:
+    """True for a line such as '<<<<<<< SEARCH' that opens a block (5 to 9 '<', then any
+    word, as in ORIGINAL, HEAD or a git conflict's branch)."""
+    return _marker(line, "<")
+
+
+def is_tail(line: str) -> bool:
+    """True for a line such as '>>>>>>> REPLACE' that closes a block."""
+    return _marker(line, ">")
+
+
+def is_divider(line: str) -> bool:
+    """True for a line of 5 to 9 '=' (optionally followed by REPLACE or UPDATED)."""
+    return _divider_width(line) > 0
+
+
+def _marker(line: str, char: str) -> bool:
+    if char * 5 not in line:
+        return False
+    stripped = line.strip()
+    run = len(stripped) - len(stripped.lstrip(char))
+    if not 5 <= run <= 9:
+        return False
+    rest = stripped[run:]
+    return not any(c in rest for c in "<>=")
+
+
+def _divider_width(line: str) -> int:
+    """The number of '=' of a divider line, or 0 when the line is not one."""
+    if "=====" not in line:
+        return 0
+    stripped = line.strip()
+    run = len(stripped) - len(stripped.lstrip("="))
+    rest = stripped[run:].strip().upper()
+    return run if 5 <= run <= 9 and rest in ("", "REPLACE", "UPDATED") else 0
 
 
 def parse_blocks(text: str) -> list[Edit]:
@@ -31,19 +66,18 @@ def parse_blocks(text: str) -> list[Edit]:
     fence, fence_line = "", 0
     while i < len(lines):
         line = lines[i]
-        if not _is_head(line):
+        if not is_head(line):
             if fence and fences.is_closer(line, fence):
                 fence = ""
             elif not fence and (found := fences.opener(line)):
                 fence, fence_line = found[0], i
             i += 1
             continue
-        path = fences.filename_before(lines, i) or last_path
+        path = fences.filename_before(lines, i, skip_fence=True) or last_path
         mentions = () if path else fences.mentions("\n".join(lines[prose_from:i]))
         number = len(edits) + 1
         check_count(number)
-        divider = _divider(lines, i, number)
-        stop, end = _end(lines, divider + 1, number)
+        divider, stop, end = _layout(lines, i, number)
         edits.append(
             Edit(
                 path=path,
@@ -68,66 +102,41 @@ def _holds_block(fence_line: int, edits: list[Edit]) -> bool:
     return bool(edits) and edits[-1].line > fence_line
 
 
-def _is_head(line: str) -> bool:
-    return "<<<<<" in line and HEAD.match(line) is not None
-
-
-def _is_tail(line: str) -> bool:
-    return ">>>>>" in line and TAIL.match(line) is not None
-
-
-def _is_divider(line: str) -> bool:
-    return "=====" in line and DIVIDER.match(line) is not None
-
-
-def _divider(lines: list[str], head: int, number: int) -> int:
-    """The index of the divider of the block starting at head."""
-    for j in range(head + 1, len(lines)):
-        if _is_divider(lines[j]):
-            return j
-        if _is_head(lines[j]) or _is_tail(lines[j]):
-            raise ReplyError(
-                f"Block {number}, starting at line {head + 1} of your reply, has no ======= line"
-                f" dividing the text to find from its replacement:\n{_excerpt(lines, head)}"
-            )
-    raise truncated(f"block {number} (line {head + 1}), before its ======= line")
-
-
-def _end(lines: list[str], start: int, number: int) -> tuple[int, int]:
-    """Where the replacement starting at start stops, and the line that closes its block.
-
-    A second divider stops the replacement as a tail would (as other tools read it); the
-    block then closes at its tail, when one follows before the next block.
-    """
-    fence = None
-    for j in range(start, len(lines)):
-        line = lines[j]
-        if _is_tail(line):
-            return j, j
-        if _is_divider(line):
-            return j, _tail_after(lines, j + 1)
-        if _is_head(line):
-            if fence is not None:
-                return fence, fence
-            raise ReplyError(
-                f"Block {number} has no >>>>>>> REPLACE line: the next block starts at line"
-                f" {j + 1} of your reply before it ended. End every block with >>>>>>> REPLACE."
-            )
-        if fence is None and fences.is_fence_line(line):
-            fence = j
+def _layout(lines: list[str], head: int, number: int) -> tuple[int, int, int]:
+    """For the block starting at head: its divider, where its replacement stops, and the line
+    that closes the block."""
+    dividers: list[int] = []
+    j = head + 1
+    while j < len(lines) and not is_tail(lines[j]) and not is_head(lines[j]):
+        if is_divider(lines[j]):
+            dividers.append(j)
+        j += 1
+    closed = j < len(lines) and is_tail(lines[j])
+    if not dividers:
+        if j == len(lines):
+            raise truncated(f"block {number} (line {head + 1}), before its ======= line")
+        raise ReplyError(
+            f"Block {number}, starting at line {head + 1} of your reply, has no ======= line"
+            f" dividing the text to find from its replacement:\n{_excerpt(lines, head)}"
+        )
+    strong = [d for d in dividers if _divider_width(lines[d]) == 7] or dividers
+    if len(strong) >= 3 and len(strong) % 2:
+        divider, second = strong[len(strong) // 2], None
+    else:
+        divider, second = strong[0], (strong[1] if len(strong) > 1 else None)
+    if closed:
+        return divider, second if second is not None else j, j
+    if second is not None:
+        return divider, second, second
+    fence = next((k for k in range(divider + 1, j) if fences.is_fence_line(lines[k])), None)
     if fence is not None:
-        return fence, fence
-    raise truncated(f"block {number}, before its >>>>>>> REPLACE line")
-
-
-def _tail_after(lines: list[str], start: int) -> int:
-    """The tail closing a block whose replacement a second divider stopped, or the divider."""
-    for j in range(start, len(lines)):
-        if _is_tail(lines[j]):
-            return j
-        if _is_head(lines[j]) or fences.is_fence_line(lines[j]):
-            break
-    return start - 1
+        return divider, fence, fence
+    if j == len(lines):
+        raise truncated(f"block {number}, before its >>>>>>> REPLACE line")
+    raise ReplyError(
+        f"Block {number} has no >>>>>>> REPLACE line: the next block starts at line {j + 1} of"
+        " your reply before it ended. End every block with >>>>>>> REPLACE."
+    )
 
 
 def _text(lines: list[str]) -> str:

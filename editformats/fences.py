@@ -156,28 +156,34 @@ def find_fences(lines: list[str]) -> list[Fence]:
     return fences
 
 
-def filename_before(lines: list[str], index: int, lookback: int = 3) -> str:
-    """The file name written on one of the few lines above index (fence lines skipped), or ''."""
-    seen = 0
-    k = index - 1
-    blank = 0
-    while k >= 0 and seen < lookback and blank < 20:
-        line = lines[k]
-        if not line.strip():
-            k -= 1
-            blank += 1
-            continue
-        found = opener(line)
-        if found or source_opener(line):
-            name = info_filename(found[1]) if found else ""
-            if name:
-                return name
-            k -= 1
-            seen += 1
-            continue
-        name = paths.clean(line)
-        return name if paths.looks_like_path(name) else ""
-    return ""
+def filename_before(lines: list[str], index: int, skip_fence: bool = False) -> str:
+    """The file name written on the line above index, or ''.
+
+    With skip_fence, one opening fence line right above is passed over (the name goes above
+    the fence that holds a search/replace block); a second fence line there closes an
+    earlier block, so nothing above it names this one.
+    """
+    k = _nonblank_before(lines, index)
+    if k < 0:
+        return ""
+    found = opener(lines[k])
+    if found or source_opener(lines[k]):
+        name = info_filename(found[1]) if found else ""
+        if name or not skip_fence:
+            return name
+        k = _nonblank_before(lines, k)
+        if k < 0 or opener(lines[k]) or source_opener(lines[k]):
+            return ""
+    name = paths.clean(lines[k])
+    return name if paths.looks_like_path(name) else ""
+
+
+def _nonblank_before(lines: list[str], index: int, most: int = 20) -> int:
+    """The index of the last non-blank line within most lines above index, or -1."""
+    for k in range(index - 1, max(-1, index - 1 - most), -1):
+        if lines[k].strip():
+            return k
+    return -1
 
 
 def info_filename(info: str) -> str:
@@ -191,10 +197,12 @@ def info_filename(info: str) -> str:
     return ""
 
 
-def mentions(text: str) -> tuple[str, ...]:
-    """File-like names the prose mentions, in the order they first appear."""
+def mentions(text: str, most: int = 20) -> tuple[str, ...]:
+    """File-like names the prose mentions, in the order they first appear (the first most)."""
     found: dict[str, None] = {}
     for m in _MENTION.finditer(text):
+        if len(found) >= most:
+            break
         raw = next(g for g in m.groups() if g)
         if len(raw) > paths.MAX_NAME:
             continue

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 
-_COMMENT = re.compile(
-    r"^\s*(?:#+|//+|/\*+|<!--|--|;+|%+|\*|\{/\*|'|rem\s)\s*(.*?)\s*(?:\*/\}?|-->)?\s*$"
-)
+_LONGEST_COMMENT = 300
+"""A longer line is code or prose, never a placeholder comment."""
 _DOTS = r"(?:\.{3,}|…)"
 _PLACEHOLDER = re.compile(
     rf"^{_DOTS}"
@@ -24,18 +23,47 @@ def is_elision(line: str) -> bool:
     stripped = line.strip()
     if re.fullmatch(_DOTS, stripped):
         return True
-    m = _COMMENT.match(line)
-    return m is not None and re.fullmatch(_DOTS, m.group(1).strip()) is not None
+    body = _comment_body(stripped)
+    return body is not None and re.fullmatch(_DOTS, body) is not None
 
 
 def is_placeholder(line: str) -> bool:
     """True for a line standing for code that is not written out ('# ... rest of code ...')."""
     if is_elision(line):
         return True
-    m = _COMMENT.match(line)
-    if m is None or len(m.group(1)) > 80:
+    body = _comment_body(line.strip())
+    if body is None or len(body) > 80:
         return False
-    return _PLACEHOLDER.search(m.group(1)) is not None
+    return _PLACEHOLDER.search(body) is not None
+
+
+def _comment_body(stripped: str) -> str | None:
+    """The text of a one-line comment in any common syntax (#, //, /* */, <!-- -->, --, ;, %,
+    *, ', rem), or None when the line is not one. String tests only: any line costs one look."""
+    if not stripped or len(stripped) > _LONGEST_COMMENT:
+        return None
+    lowered = stripped[:4].lower()
+    if stripped.startswith(("<!--", "{/*")):
+        body = stripped[4:] if stripped.startswith("<!--") else stripped[3:]
+    elif stripped.startswith("/*"):
+        body = stripped[1:].lstrip("*")
+    elif stripped.startswith("//"):
+        body = stripped.lstrip("/")
+    elif stripped.startswith("--"):
+        body = stripped[2:]
+    elif stripped[0] in "#;%":
+        body = stripped.lstrip(stripped[0])
+    elif stripped[0] in "*'":
+        body = stripped[1:]
+    elif lowered in ("rem ", "rem\t"):
+        body = stripped[4:]
+    else:
+        return None
+    body = body.strip()
+    for end in ("*/}", "*/", "-->"):
+        if body.endswith(end):
+            return body[: -len(end)].rstrip()
+    return body
 
 
 def new_placeholders(updated: list[str], before: list[str]) -> list[str]:

@@ -17,6 +17,9 @@ from editformats import similarity
 
 MAX_PLACES = 20
 """An ambiguous text's places beyond this many are not counted."""
+BUILD_COST = 6
+"""What building a tier's joined text costs, in searches of the same size (Python-level work
+per line, against one pass in C for a search)."""
 
 
 @dataclass(frozen=True)
@@ -59,10 +62,16 @@ class Lines:
     lines: list[str]
     _joined: dict[str, _Joined] = field(default_factory=dict, repr=False)
     _stripped: list[str] | None = field(default=None, repr=False)
+    _size: int = field(default=-1, repr=False)
+    spent: int = 0
+    """The work done on these lines so far, in characters gone through (building a joined
+    text counts BUILD_COST times its size, a search once)."""
 
     def size(self) -> int:
         """The characters of the lines, newlines included."""
-        return sum(map(len, self.lines)) + len(self.lines)
+        if self._size < 0:
+            self._size = sum(map(len, self.lines)) + len(self.lines)
+        return self._size
 
     def stripped(self) -> list[str]:
         """Every line without its surrounding whitespace."""
@@ -73,6 +82,7 @@ class Lines:
     def joined(self, tier: str) -> _Joined:
         """The lines under the tier's key, joined."""
         if tier not in self._joined:
+            self.spent += BUILD_COST * self.size()
             key, skip_blank = _TIERS[tier]
             stripped = self.stripped() if skip_blank else None
             index = [i for i, line in enumerate(stripped) if line] if stripped is not None else []
@@ -159,6 +169,7 @@ def _exact_positions(hay: Lines, needle: list[str], start: int = 0) -> list[int]
     if not needle:
         return []
     lines, first, size = hay.lines, needle[0], len(needle)
+    hay.spent += len(lines)
     found: list[int] = []
     at, candidates = start, 0
     while len(found) < MAX_PLACES:
@@ -187,6 +198,7 @@ def _positions(hay: Lines, needle: list[str], tier: str, start: int = 0) -> list
     if line >= len(joined.offsets):
         return []
     pin = "\n" + "\n".join(kept if key is None else map(key, kept)) + "\n"
+    hay.spent += len(joined.text) - joined.offsets[line]
     counted = joined.offsets[line]
     found: list[int] = []
     at = joined.text.find(pin, counted)

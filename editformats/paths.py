@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import unicodedata
 from collections.abc import Collection
 from dataclasses import dataclass
 
@@ -14,7 +15,10 @@ MAX_PART = 255
 """The longest file or folder name, in bytes, that common file systems allow."""
 
 _PREFIX = re.compile(r"^(?:#+|[-*+]\s|>\s*|\d{1,3}\.\s)\s*")
-_LABEL = re.compile(r"^(?:file\s*(?:name|path)?|path|filename)\s*[:=]\s*", re.IGNORECASE)
+_INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+"""Unicode categories no file name should hold: controls, format marks (right-to-left,
+zero-width), surrogates, private and unassigned characters, line and paragraph separators."""
+_LABELS = ("filename", "file name", "filepath", "file path", "file", "path")
 _QUOTES = "`'\"*_"
 # Characters that do not occur in file names as people write them.
 _NOT_IN_PATH = re.compile(r"[\s<>|?*\"'`{},;=!$]")
@@ -28,12 +32,23 @@ _EXTENSIONLESS = frozenset(
 def clean(line: str) -> str:
     """Strip the markdown and prose decorations models put around a file name."""
     name = _PREFIX.sub("", line.strip())
-    name = _LABEL.sub("", name)
+    name = _unlabel(name)
     for _ in range(3):
         name = name.strip().strip(_QUOTES).strip()
         name = name.rstrip(":.,;")
-        name = _LABEL.sub("", name)
+        name = _unlabel(name)
     return name.replace("\\", "/")
+
+
+def _unlabel(name: str) -> str:
+    """The name without a leading label such as 'File:' or 'path ='."""
+    lowered = name[:10].lower()
+    for label in _LABELS:
+        if lowered.startswith(label):
+            rest = name[len(label) :].lstrip()
+            if rest[:1] in (":", "="):
+                return rest[1:].lstrip()
+    return name
 
 
 def looks_like_path(name: str) -> bool:
@@ -100,27 +115,28 @@ def resolve(
     tree holds the repository's files: a name that is one of them, or whose folder exists,
     means what it says. Otherwise a bogus leading folder, a missing folder, an absolute path,
     Windows separators and a different letter case are tolerated for chat files. A name that
-    creates or rewrites a whole file (creating) is never moved to another folder's file of the
-    same name, since that would overwrite a file the model did not mean.
+    creates or rewrites a whole file (creating) is taken as written, but for an absolute path
+    ending in a chat file's path: moving it to another file of a similar name would overwrite
+    a file the model did not mean (a new conftest.py is not tests/conftest.py).
     """
     path = normalize(clean(name))
     if not path or path in chat_files or path in tree.files:
         return path
+    longer = [f for f in chat_files if path.endswith("/" + f)]
+    best = max(longer, key=len) if longer else ""
+    prefix = path[: len(path) - len(best) - 1] if best else ""
+    if creating:
+        return best if best and prefix.startswith("/") else path
     folded = {f.lower(): f for f in chat_files}
     if path.lower() in folded:
         return folded[path.lower()]
-    folders = tree.folders
-    longer = [f for f in chat_files if path.endswith("/" + f)]
-    if longer:
-        best = max(longer, key=len)
-        prefix = path[: len(path) - len(best) - 1]
-        if prefix.startswith("/") or (not creating and prefix not in folders):
-            return best
+    if best and (prefix.startswith("/") or prefix not in tree.folders):
+        return best
     shorter = [f for f in chat_files if f.endswith("/" + path)]
-    if len(shorter) == 1 and (not creating or "/" not in path):
+    if len(shorter) == 1:
         return shorter[0]
     folder = path.rsplit("/", 1)[0] if "/" in path else ""
-    if not shorter and folder and not creating and folder not in folders:
+    if not shorter and folder and folder not in tree.folders:
         base = path.rsplit("/", 1)[-1]
         same_base = [f for f in chat_files if f.rsplit("/", 1)[-1] == base]
         if len(same_base) == 1:
@@ -132,8 +148,8 @@ def refusal(path: str) -> str | None:
     """Why a repository-relative path may not be written, or None when it may."""
     if not path:
         return "the file name is empty"
-    if any(ord(c) < 32 or ord(c) == 127 for c in path):
-        return f"{path!r} contains control characters"
+    if any(unicodedata.category(c) in _INVISIBLE for c in path):
+        return f"{path!r} contains control, invisible or invalid characters"
     if len(path) > MAX_NAME:
         return f"the file name of {len(path):,} characters is too long"
     if path.startswith("~"):

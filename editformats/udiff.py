@@ -68,10 +68,23 @@ def parse(reply: Reply) -> list[Edit]:
     def close() -> None:
         if hunk is not None and path and any(h[:1] in "+-" for h in hunk if h):
             original, updated = _sides(hunk)
+            insert_at = None
             if created:
                 original = ""
+            elif not original.strip():
+                insert_at = _insertion_line(lines[start])
             check_count(len(edits) + 1)
-            edits.append(Edit(path, original, updated, index=len(edits) + 1, line=start + 1))
+            edits.append(
+                Edit(
+                    path,
+                    original,
+                    updated,
+                    index=len(edits) + 1,
+                    line=start + 1,
+                    new_file=created,
+                    insert_at=insert_at,
+                )
+            )
 
     for i, line in enumerate(lines):
         header = _MINUS.match(line) if line.startswith("---") else None
@@ -105,6 +118,13 @@ def parse(reply: Reply) -> list[Edit]:
         raise truncated(f"the hunk at line {start + 1}, shorter than its @@ line says")
     close()
     return edits
+
+
+def _insertion_line(header: str) -> int:
+    """Where a hunk with only added lines goes, from its header: '@@ -12,0 +13,2 @@' inserts
+    after line 12; -1 when the header gives no line."""
+    counts = re.match(r"^@@ -(\d+)", header)
+    return int(counts.group(1)) if counts else -1
 
 
 def _short(header: str, hunk: list[str]) -> bool:

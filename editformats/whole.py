@@ -42,14 +42,17 @@ EXAMPLE = (
 
 
 def parse(reply: Reply) -> list[Edit]:
-    """One whole-file edit per named fenced block, or the last unnamed block if none is named.
+    """One whole-file edit per named fenced block.
 
-    Fences open only at the start of a line; a fence the reply never closes means the reply
-    was cut off (TruncatedReply). A block holding search/replace markers is read as such.
+    A block without a name is an edit when the line above it ends with ':' and mentions a
+    file ("And `b.py`:"), or, when the reply names no file at all, if it is the last such
+    block; shell commands and program output never are. Fences open only at the start of a
+    line; a fence the reply never closes means the reply was cut off (TruncatedReply). A
+    block holding search/replace markers is read as such.
     """
     lines = fences.prepare(reply.text).split("\n")
-    named: list[Edit] = []
-    unnamed = None
+    edits: list[Edit] = []
+    last = None
     for fence in fences.find_fences(lines):
         if not fence.closed:
             raise truncated(f"the fenced block opened at line {fence.opener + 1} ({fence.marker})")
@@ -58,17 +61,46 @@ def parse(reply: Reply) -> list[Edit]:
         if not name and body and paths.looks_like_path(paths.clean(body[0])):
             name, body = paths.clean(body[0]), body[1:]
         if _has_blocks(body):
-            named.extend(editblock.parse_blocks("\n".join([name, "```", *body, "```"])))
+            edits.extend(editblock.parse_blocks("\n".join([name, "```", *body, "```"])))
         elif name:
-            named.append(_edit(name, body, fence.opener))
-        elif fence.info.lower() not in fences.SHELL_LANGUAGES:
-            unnamed = (fence, body)
-        check_count(len(named))
-    if not named and unnamed is not None:
-        fence, body = unnamed
+            edits.append(_edit(name, body, fence.opener))
+        elif not _is_output(fence.info, body):
+            intro = _intro(lines, fence.opener)
+            if intro.endswith(":") and (named := fences.mentions(intro)):
+                edits.append(replace(_edit("", body, fence.opener), mentions=named))
+            else:
+                last = (fence, body)
+        check_count(len(edits))
+    if not edits and last is not None:
+        fence, body = last
         mentions = fences.mentions(_paragraph_before(lines, fence.opener))
-        named.append(replace(_edit("", body, fence.opener), mentions=mentions))
-    return [replace(edit, index=n) for n, edit in enumerate(named, 1)]
+        edits.append(replace(_edit("", body, fence.opener), mentions=mentions))
+    return [replace(edit, index=n) for n, edit in enumerate(edits, 1)]
+
+
+_OUTPUT = frozenset(
+    {"text", "txt", "output", "plaintext", "console", "pycon", "log", "shell-session", "sh-session"}
+)
+"""Fence languages of program output rather than files."""
+_PROMPTS = ("$ ", ">>> ", "PS> ", "C:\\>")
+"""How a terminal session's first line starts."""
+
+
+def _is_output(info: str, body: list[str]) -> bool:
+    """True for a block of shell commands or program output, which never becomes a file."""
+    language = info.lower()
+    if language in fences.SHELL_LANGUAGES or language in _OUTPUT:
+        return True
+    first = next((line for line in body if line.strip()), "")
+    return first.startswith(_PROMPTS)
+
+
+def _intro(lines: list[str], index: int) -> str:
+    """The line right above a fence (blank lines skipped), stripped."""
+    for k in range(index - 1, max(-1, index - 20), -1):
+        if lines[k].strip():
+            return lines[k].strip()
+    return ""
 
 
 def _edit(name: str, body: list[str], opener: int) -> Edit:
@@ -83,8 +115,7 @@ def _edit(name: str, body: list[str], opener: int) -> Edit:
 
 def _has_blocks(body: list[str]) -> bool:
     """True when a fenced block holds search/replace blocks rather than a file."""
-    heads = any(editblock.HEAD.match(line) for line in body if "<<<<<" in line)
-    return heads and any(editblock.DIVIDER.match(line) for line in body if "=====" in line)
+    return any(map(editblock.is_head, body)) and any(map(editblock.is_divider, body))
 
 
 def _paragraph_before(lines: list[str], index: int) -> str:

@@ -26,5 +26,6 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     for key in KEYS:
         monkeypatch.setenv(key, "sk-test-guard-invalid")
 
+
 settings.register_profile("long", max_examples=5_000, deadline=None)
 """`pytest --hypothesis-profile=long`: the property and fuzz tests with 5,000 examples each."""

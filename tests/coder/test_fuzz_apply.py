@@ -80,9 +80,7 @@ PIECES = [
     *NAMES,
 ]
 
-text_replies = st.lists(st.sampled_from(PIECES) | st.text(max_size=30), max_size=60).map(
-    "\n".join
-)
+text_replies = st.lists(st.sampled_from(PIECES) | st.text(max_size=30), max_size=60).map("\n".join)
 _lines = st.lists(st.sampled_from(LINES), max_size=4)
 _values = st.one_of(
     st.sampled_from(NAMES), st.text(max_size=20), _lines, st.none(), st.integers(), st.booleans()
@@ -145,9 +143,7 @@ def _run(fmt: str, reply: str, yes: bool) -> None:
             (root / rel).write_text(text)
         (root / "link.py").symlink_to("other.py")
         (base / "reply.md").write_text(reply, encoding="utf-8", errors="surrogatepass")
-        options = offline.ApplyOptions(
-            base / "reply.md", fmt, CHAT, yes=yes, auto_commits=False
-        )
+        options = offline.ApplyOptions(base / "reply.md", fmt, CHAT, yes=yes, auto_commits=False)
         here = os.getcwd()
         os.chdir(root)
         began = time.perf_counter()

@@ -218,3 +218,37 @@ def test_ctrl_c_during_start_up_exits_130_without_a_traceback(repo: Path) -> Non
         assert "Traceback" not in err, err
         assert status in (exits.INTERRUPTED, exits.FAILED), err
     assert (repo / "hello.py").read_text() == HELLO and subjects(repo) == ["start"]
+
+
+def test_a_staged_version_and_a_later_one_are_both_kept(repo: Path) -> None:
+    (repo / "hello.py").write_text("# staged\n" + HELLO)
+    git(repo, "add", "hello.py")
+    (repo / "hello.py").write_text("# staged\n# and more\n" + HELLO)
+    reply = 'hello.py\n```python\n<<<<<<< SEARCH\n    return "hello"\n=======\n    return "hi"\n'
+    reply += ">>>>>>> REPLACE\n```\n"
+    path = repo.parent / "reply.md"
+    path.write_text(reply)
+    assert main(["--apply", str(path), "--edit-format", "diff", "hello.py"]) == exits.OK
+    assert subjects(repo) == [
+        "coder: edit hello.py",
+        "coder: save uncommitted changes to hello.py",
+        "coder: save staged changes to hello.py",
+        "start",
+    ]
+    assert git(repo, "show", "HEAD~2:hello.py") == "# staged\n" + HELLO
+    assert git(repo, "show", "HEAD~1:hello.py") == "# staged\n# and more\n" + HELLO
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_an_ignored_file_is_written_and_the_output_says_it_is_not_committed(
+    repo: Path, capsys
+) -> None:
+    (repo / ".gitignore").write_text("local.py\n")
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "-qm", "ignore")
+    (repo / "local.py").write_text("L = 1\n")
+    path = repo.parent / "reply.md"
+    path.write_text("local.py\n```python\nL = 2\n```\n")
+    assert main(["--apply", str(path), "--edit-format", "whole", "local.py"]) == exits.OK
+    assert "local.py is written but not committed: it is ignored by git" in capsys.readouterr().err
+    assert (repo / "local.py").read_text() == "L = 2\n"

@@ -232,3 +232,43 @@ def test_config_yes_true_is_read(tmp_path: Path) -> None:
     config = load(tmp_path, None, {"HOME": str(tmp_path)}, {})
     assert config.yes is True and config.auto_commits is False
     assert config.read == (os.path.expanduser("~/a.md"),)
+
+
+def test_a_config_file_git_includes_is_refused(repo: Path) -> None:
+    git(repo, "config", "include.path", "../.gitconfig")
+    reply = '.gitconfig\n```\n[core]\n\tfsmonitor = "touch owned"\n```\n'
+    assert apply(repo, reply, "hello.py", "--yes") == exits.FAILED
+    assert not (repo / ".gitconfig").exists()
+
+
+def test_git_folder_under_another_name_is_refused(tmp_path: Path, monkeypatch) -> None:
+    root = tmp_path / "work"
+    root.mkdir()
+    git(root, "init", "-q", "--separate-git-dir", str(root / ".gitdata"))
+    git(root, "config", "user.name", "T")
+    git(root, "config", "user.email", "t@example.com")
+    (root / "hello.py").write_text(HELLO)
+    git(root, "add", "hello.py")
+    git(root, "commit", "-qm", "start")
+    monkeypatch.chdir(root)
+    config = (root / ".gitdata/config").read_text()
+    reply = ".gitdata/hooks/post-commit\n```sh\n#!/bin/sh\ntouch owned\n```\n"
+    reply += '\n.gitdata/config\n```\n[core]\n\tfsmonitor = "touch owned"\n```\n'
+    assert apply(root, reply, "hello.py", "--yes") == exits.FAILED
+    assert not (root / ".gitdata/hooks/post-commit").exists()
+    assert (root / ".gitdata/config").read_text() == config
+
+
+def test_a_new_file_never_replaces_a_chat_file_of_a_similar_name(repo: Path) -> None:
+    (repo / "tests").mkdir()
+    (repo / "tests/conftest.py").write_text("FIXTURES = 1\n")
+    (repo / "config.py").write_text("DEBUG = False\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "more")
+    reply = (
+        "conftest.py\n```python\nROOT = 1\n```\n\nConfig.py\n```python\nclass Config: ...\n```\n"
+    )
+    assert apply(repo, reply, "tests/conftest.py", "config.py") == exits.OK
+    assert (repo / "tests/conftest.py").read_text() == "FIXTURES = 1\n"
+    assert (repo / "config.py").read_text() == "DEBUG = False\n"
+    assert (repo / "conftest.py").read_text() == "ROOT = 1\n"

@@ -1,2 +1,0 @@
-from a import A
-B = A

@@ -1,11 +1,13 @@
-"""The summary of a run: pass rates after each try, over completed and over selected
-exercises, well-formed replies, the counters, time, tokens and cost."""
+"""The summary of a run: pass rates after each try over every selected exercise (one whose
+model request failed counts as failed, and is counted apart as an error, as in the 2023
+edit-format study), well-formed replies, the counters, time, tokens and cost."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 COUNTERS = (
+    "no_edits",
     "parse_errors",
     "apply_failures",
     "reflections",
@@ -17,21 +19,25 @@ COUNTERS = (
 
 
 def summarize(results: Sequence[dict], selected: int, tries: int) -> dict:
-    """The run's figures. Rates are percentages; `pass_rate_N` counts exercises that passed
-    by try N among the completed ones, `pass_rate_N_of_selected` among all selected."""
+    """The run's figures. Rates are percentages of the selected exercises: `pass_rate_N`
+    counts those that passed by try N, an exercise that ended in an error (a request the
+    model's API rejected, say) or did not run counting as not passed. `errors` counts the
+    first; `percent_well_formed` is the share of exercises whose replies all applied (a reply
+    with no edit is malformed), `percent_malformed` the rest."""
     completed = [r for r in results if not r.get("error")]
     summary: dict = {
         "selected": selected,
         "completed": len(completed),
-        "errored": len(results) - len(completed),
+        "errors": len(results) - len(completed),
         "not_run": selected - len(results),
     }
     for n in range(1, tries + 1):
-        passed = sum(1 for r in completed if any(r["tests_outcomes"][:n]))
-        summary[f"pass_rate_{n}"] = _percent(passed, len(completed))
-        summary[f"pass_rate_{n}_of_selected"] = _percent(passed, selected)
-    well_formed = sum(1 for r in completed if not r["parse_errors"] and not r["apply_failures"])
-    summary["percent_well_formed"] = _percent(well_formed, len(completed))
+        passed = sum(1 for r in results if any(r["tests_outcomes"][:n]))
+        summary[f"pass_rate_{n}"] = _percent(passed, selected)
+    replied = [r for r in results if r.get("hashes")]
+    well_formed = sum(1 for r in replied if _well_formed(r))
+    summary["percent_well_formed"] = _percent(well_formed, len(replied))
+    summary["percent_malformed"] = _percent(len(replied) - well_formed, len(replied))
     for name in COUNTERS:
         summary[name] = sum(r.get(name, 0) for r in results)
     summary["seconds_per_exercise"] = (
@@ -46,6 +52,11 @@ def summarize(results: Sequence[dict], selected: int, tries: int) -> dict:
     costs = [r["cost"] for r in results if r.get("cost") is not None]
     summary["cost"] = round(sum(costs), 4) if costs else None
     return summary | _selection(completed) | _round_trip(completed)
+
+
+def _well_formed(result: dict) -> bool:
+    """Every reply of the exercise applied: no parse error, failed edit or reply without edits."""
+    return not any(result.get(k, 0) for k in ("parse_errors", "apply_failures", "no_edits"))
 
 
 def _selection(completed: Sequence[dict]) -> dict:

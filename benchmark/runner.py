@@ -67,6 +67,8 @@ class ExerciseResult:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float | None = None
+    no_edits: int = 0
+    """Replies with no edit at all (malformed, as in the 2023 study)."""
     parse_errors: int = 0
     apply_failures: int = 0
     reflections: int = 0
@@ -196,6 +198,7 @@ def _fill(result: ExerciseResult, session: Session, model: RecordingModel, secon
     result.prompt_tokens = session.usage.prompt_tokens
     result.completion_tokens = session.usage.completion_tokens
     result.cost = session.usage.cost
+    result.no_edits = session.counts["no_edits"]
     result.parse_errors = session.counts["parse_errors"]
     result.apply_failures = session.counts["apply_failures"]
     result.reflections = session.counts["reflections"]

@@ -12,7 +12,7 @@ from pathlib import Path
 def compare(runs: list[Path], chart: Path | None = None) -> str:
     """A text report on the runs; the chart is written as PNG and SVG next to the first run."""
     summaries = [(run, json.loads((run / "summary.json").read_text())) for run in runs]
-    lines = [_row("run", "model", "format", "pass 1", "pass last", "well-formed", "done")]
+    lines = [_row("run", "model", "format", "pass 1", "pass last", "malformed", "errors", "done")]
     groups: dict[tuple[str, str], list[float]] = defaultdict(list)
     for run, s in summaries:
         last = max(
@@ -21,15 +21,11 @@ def compare(runs: list[Path], chart: Path | None = None) -> str:
         final = s[f"pass_rate_{last}"]
         groups[(s["model"], _variant(s))].append(final)
         done = f"{s['completed']}/{s['selected']}"
+        malformed = s.get("percent_malformed", 100 - s["percent_well_formed"])
+        errors = s.get("errors", s.get("errored", 0))
         lines.append(
             _row(
-                run.name,
-                s["model"],
-                _variant(s),
-                s["pass_rate_1"],
-                final,
-                s["percent_well_formed"],
-                done,
+                run.name, s["model"], _variant(s), s["pass_rate_1"], final, malformed, errors, done
             )
         )
     lines += ["", "pass rate after the last try, mean ± stdev over repeats:"]
@@ -68,7 +64,7 @@ def _round_trips(summaries: list[tuple[Path, dict]]) -> list[str]:
 
 
 def _row(*cells) -> str:
-    widths = (34, 24, 12, 8, 10, 12, 8)
+    widths = (34, 24, 12, 8, 10, 10, 8, 8)
     return "".join(f"{str(c):<{w}}" for c, w in zip(cells, widths, strict=True)).rstrip()
 
 

@@ -148,9 +148,13 @@ def _undo(chat: Chat, args: str) -> None:
     if not chat.session.commits:
         chat.terminal.say("coder has made no commit in this session to undo.")
         return
-    files = repo.undo(chat.session.commits[-1])
+    sha = chat.session.commits[-1]
+    files = repo.undo(sha)
     chat.session.commits.pop()
-    chat.terminal.say(f"Undone: {', '.join(files)} are back as they were.")
+    names = ", ".join(files)
+    chat.terminal.say(f"Undone: {names} {'is' if len(files) == 1 else 'are'} back as before.")
+    # The model was told its edit applied; it must learn that the edit is gone.
+    chat.session.history_note(f"I undid your last edit (commit {sha[:7]}): {names} as before.")
 
 
 @command("commit", "Commit the uncommitted changes of the chat files.")

@@ -117,7 +117,9 @@ class LiteLLMModel:
             kwargs["max_tokens"] = min(limits)
         if request.tools:
             kwargs["tools"] = list(request.tools)
-            if len(request.tools) == 1:
+            if request.tool_choice is not None:
+                kwargs["tool_choice"] = request.tool_choice
+            elif len(request.tools) == 1:
                 function = request.tools[0]["function"]["name"]
                 kwargs["tool_choice"] = {"type": "function", "function": {"name": function}}
         calls: dict[int, dict] = {}
@@ -137,14 +139,20 @@ class LiteLLMModel:
                     if on_text:
                         on_text(delta.content)
                 for call in delta.tool_calls or []:
-                    slot = calls.setdefault(call.index or 0, {"name": "", "arguments": ""})
+                    slot = calls.setdefault(
+                        call.index or 0, {"name": "", "arguments": "", "id": ""}
+                    )
+                    if call.id:
+                        slot["id"] = call.id
                     if call.function.name:
                         slot["name"] = call.function.name
                     slot["arguments"] += call.function.arguments or ""
         except KeyboardInterrupt:
             interrupted = True
         text = "".join(streamed)
-        tool_calls = tuple(ToolCall(c["name"], c["arguments"]) for _, c in sorted(calls.items()))
+        tool_calls = tuple(
+            ToolCall(c["name"], c["arguments"], c["id"]) for _, c in sorted(calls.items())
+        )
         usage = self._usage(litellm, usage, request, text)
         return Completion(text, tool_calls, usage, interrupted, truncated=finish == "length")
 

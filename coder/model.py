@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from coder.errors import CoderError
@@ -17,26 +17,48 @@ from editformats import Reply, ToolCall
 
 @dataclass(frozen=True)
 class Message:
-    """One chat message."""
+    """One chat message: system, user, assistant (text and function calls), or tool (the
+    answer to one function call, naming its id)."""
 
     role: str
-    """system, user or assistant."""
     content: str
     tool_calls: tuple[ToolCall, ...] = ()
+    """The assistant's function calls; each must be answered by a tool message."""
+    tool_call_id: str = ""
+    """For a tool message, the id of the call it answers."""
 
     def to_dict(self) -> dict:
         """The OpenAI-style dict that litellm takes."""
+        if self.role == "tool":
+            return {"role": "tool", "tool_call_id": self.tool_call_id, "content": self.content}
         data: dict = {"role": self.role, "content": self.content}
         if self.tool_calls:
+            data["content"] = self.content or None
             data["tool_calls"] = [
                 {
-                    "id": f"call_{n}",
+                    "id": c.id,
                     "type": "function",
                     "function": {"name": c.name, "arguments": c.arguments},
                 }
-                for n, c in enumerate(self.tool_calls)
+                for c in self.tool_calls
             ]
         return data
+
+
+def answered(calls: Sequence[ToolCall], answers: Sequence[str]) -> tuple[Message, ...]:
+    """The tool messages answering each call with its answer, in the calls' order."""
+    return tuple(
+        Message("tool", answer, tool_call_id=call.id)
+        for call, answer in zip(calls, answers, strict=True)
+    )
+
+
+def with_ids(calls: Sequence[ToolCall], prefix: str) -> tuple[ToolCall, ...]:
+    """The calls, each keeping the id the model gave it; a call that came without one (some
+    servers leave it out) gets a unique one made from prefix."""
+    return tuple(
+        call if call.id else replace(call, id=f"{prefix}_{n}") for n, call in enumerate(calls)
+    )
 
 
 @dataclass(frozen=True)
@@ -81,7 +103,10 @@ class Request:
     messages: tuple[Message, ...]
     temperature: float = 0.0
     tools: tuple[dict, ...] = ()
-    """OpenAI tool definitions; with exactly one, the model is forced to call it."""
+    """OpenAI tool definitions; with exactly one, the model is forced to call it (unless
+    tool_choice says otherwise)."""
+    tool_choice: str | None = None
+    """"auto", "none" or "required"; None: force the only tool, or let the model choose."""
     seed: int | None = None
     max_tokens: int | None = None
     """The longest answer wanted; None leaves it to the model's settings."""

@@ -26,6 +26,26 @@ ASK_SYSTEM = (
 )
 
 
+HISTORY_CHARS = 200_000
+"""The most history sent with a request when the model's context window is unknown (about
+50,000 tokens); older turns are left out whole."""
+
+
+def recent(history: Sequence[Message], budget: int = HISTORY_CHARS) -> list[Message]:
+    """The latest turns of history that fit in budget characters, whole: it is only ever cut
+    right before a user message, so that no function call is parted from its answers. The last
+    turn is kept even when it alone is over the budget."""
+    size = 0
+    keep = len(history)
+    for i in range(len(history) - 1, -1, -1):
+        size += len(history[i].content) + sum(len(c.arguments) for c in history[i].tool_calls)
+        if history[i].role == "user":
+            if size > budget and keep < len(history):
+                break
+            keep = i
+    return list(history[keep:])
+
+
 def fenced(path: str, text: str) -> str:
     """A file shown to the model: its path, then its content in a fence that cannot break."""
     ticks = "```"
@@ -43,18 +63,22 @@ def build(
     user: str,
     consistent: bool = False,
     ask: bool = False,
+    history_budget: int = HISTORY_CHARS,
 ) -> tuple[Message, ...]:
-    """The messages for one request, in order; consistent puts CONSISTENCY first."""
+    """The messages for one request, in order; consistent puts CONSISTENCY first. The history
+    is trimmed to its latest whole turns within history_budget characters."""
     system = ASK_SYSTEM if ask else fmt.system_prompt
     messages = [Message("system", f"{CONSISTENCY}\n\n{system}" if consistent else system)]
     if not ask:
-        messages += [Message(role, text) for role, text in fmt.example_messages]
+        messages += [
+            Message(e.role, e.content, e.tool_calls, e.tool_call_id) for e in fmt.example_messages
+        ]
     if read_only:
         shown = "\n\n".join(fenced(p, t) for p, t in sorted(read_only.items()))
         messages += [Message("user", f"{READ_ONLY_INTRO}\n\n{shown}"), Message("assistant", "Ok.")]
     if files:
         shown = "\n\n".join(fenced(p, t) for p, t in sorted(files.items()))
         messages += [Message("user", f"{FILES_INTRO}\n\n{shown}"), Message("assistant", "Ok.")]
-    messages += list(history)
+    messages += recent(history, history_budget)
     messages.append(Message("user", user))
     return tuple(messages)

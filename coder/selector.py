@@ -8,8 +8,7 @@ import json
 from dataclasses import dataclass, field
 
 from coder.candidates import Candidate
-from coder.errors import CoderError
-from coder.model import Completion, Message, Model, Request, Usage
+from coder.model import Completion, Message, Model, Request, Usage, answered, with_ids
 
 SYSTEM = """\
 You judge candidate changes that separate attempts made for one programming request, and pick \
@@ -70,23 +69,27 @@ class Choice:
 
 
 def select(model: Model, request_text: str, candidates: list[Candidate], total: int) -> Choice:
-    """The selector's choice among two or more labelled, valid, distinct candidates."""
+    """The selector's choice among two or more labelled, valid, distinct candidates.
+
+    An answer that names no valid label gets one retry (its function calls answered first, as
+    chat APIs require), then the deterministic fallback chooses and says so. A request the
+    model's API rejects is an error (ModelError), never hidden behind the fallback.
+    """
     labels = [c.label for c in candidates]
     messages = [Message("system", SYSTEM), Message("user", _show(request_text, candidates, total))]
     usage = Usage()
     problem = ""
-    for _ in range(2):
-        try:
-            answer = model.complete(Request(tuple(messages), 0.0, (tool(labels),)))
-        except CoderError as exc:
-            return fallback(candidates, f"the selector failed ({exc})", usage)
+    for attempt in range(2):
+        answer = model.complete(Request(tuple(messages), 0.0, (tool(labels),)))
         usage += answer.usage
         try:
             label, reasoning, confidence = parse_answer(answer, labels)
         except ValueError as exc:
             problem = str(exc)
+            calls = with_ids(answer.tool_calls, f"selector_call_{attempt}")
             messages += [
-                Message("assistant", answer.text, answer.tool_calls),
+                Message("assistant", answer.text, calls),
+                *answered(calls, [f"Not used: {problem}."] * len(calls)),
                 Message(
                     "user",
                     f"That answer could not be used: {problem}. Choose exactly one of"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from coder import editing, prompt, rtc, selection, testrank
 from coder.errors import CoderError, GitError, NotCommitted, UsageError, WriteError
-from coder.model import Completion, Message, Model, Request, Usage
+from coder.model import Completion, Message, Model, Request, Usage, answered, with_ids
 from coder.repo import Repo
 from coder.rtc import Change, RtcReport, RtcSettings
 from coder.selection import Selection
@@ -101,6 +101,8 @@ class Session:
     they steer coder or git (.env, .coder.conf.yml, hooks). The chat's first files count."""
     _before: dict[str, FileText] = field(default_factory=dict, repr=False)
     """The files this turn has written, as they were before it."""
+    _replies: int = field(default=0, repr=False)
+    """Replies received, for the ids of function calls that came without one."""
 
     def __post_init__(self) -> None:
         self.named |= set(self.files)
@@ -142,37 +144,71 @@ class Session:
                 completion = self._request_candidates(message)
             else:
                 completion = self._request(message)
+            self._replies += 1
+            calls = with_ids(completion.tool_calls, f"coder_call_{self._replies}")
+            completion = replace(completion, tool_calls=calls)
             self._remember(Message("user", message), _assistant(completion))
             if completion.interrupted:
+                self._answer(completion, ["Interrupted by the user: nothing was applied."])
                 self.terminal.say("Interrupted: the partial reply was kept, nothing applied.")
                 return TurnOutcome(interrupted=True)
             try:
                 proposal = self._propose(completion)
             except ReplyError as exc:
-                message = str(exc)
+                self._answer(completion, [f"Nothing of this reply was applied: {exc}"])
+                message = self._reflection(completion, str(exc))
                 self.counts["parse_errors"] += 1
                 cut = isinstance(exc, TruncatedReply)
                 self.terminal.error(
-                    f"The reply was cut off; nothing of it was applied. {message}"
+                    f"The reply was cut off; nothing of it was applied. {exc}"
                     if cut
-                    else f"The reply could not be read: {message}"
+                    else f"The reply could not be read: {exc}"
                 )
                 self._count_reflection(attempt)
                 continue
-            if not proposal.result.applied and not proposal.result.failures:
+            result = proposal.result
+            if not result.applied and not result.failures:
+                self._answer(completion, ["This call holds no edits."])
                 if not before:
+                    self.counts["no_edits"] += 1
                     self.terminal.say(f"The reply has no {self.fmt.name} edits: nothing changed.")
                 return self._finish(before, text, applied=bool(before))
-            if not self._write(proposal, before):
+            written = self._write(proposal, before)
+            kept = written and not self.config.dry_run
+            self._answer(
+                completion, feedback.call_answers(result, len(completion.tool_calls), kept)
+            )
+            if not written:
                 return TurnOutcome(failed=True)
-            if proposal.result.ok:
+            if result.ok:
                 return self._finish(before, text, applied=True)
-            message = feedback.failure_message(proposal.result, kept=not self.config.dry_run)
+            failures = feedback.failure_message(result, kept=kept)
+            message = self._reflection(completion, failures)
             self.counts["apply_failures"] += 1
-            self.counts["lazy"] += sum("placeholder" in f.reason for f in proposal.result.failures)
-            self.terminal.error(message)
+            self.counts["lazy"] += sum("placeholder" in f.reason for f in result.failures)
+            self.terminal.error(failures)
             self._count_reflection(attempt)
         return self._give_up(before, text)
+
+    def _answer(self, completion: Completion, answers: list[str]) -> None:
+        """Answer each function call of the reply (a chat API requires it before any other
+        message); one answer stands for all when only one is given."""
+        calls = completion.tool_calls
+        if calls:
+            answers = answers if len(answers) == len(calls) else answers[:1] * len(calls)
+            self._remember(*answered(calls, answers))
+
+    def _reflection(self, completion: Completion, problem: str) -> str:
+        """What the model is asked next after a failed reply: the problem itself, or, when the
+        answers to its function calls already say it, the request to fix them."""
+        if not completion.tool_calls:
+            return problem
+        name = completion.tool_calls[0].name
+        return (
+            "Some of your edits could not be used: the answers to your calls above say which"
+            f" and why. Call {name} again with only those edits, fixed; the edits that applied"
+            " are saved, so do not send them again."
+        )
 
     def _count_reflection(self, attempt: int) -> None:
         if attempt < self.config.max_reflections:
@@ -180,12 +216,28 @@ class Session:
             self.terminal.say("Sending the problem back to the model.")
 
     def ask(self, question: str) -> Completion:
-        """A question about the code: no edits are parsed or applied."""
+        """A question about the code: no edits are parsed or applied. When the history holds
+        function calls, the tool is still declared (some APIs require it) but not callable."""
         files, read_only = self.contents()
-        messages = prompt.build(self.fmt, files, read_only, self.history, question, ask=True)
-        completion = self._call(Request(messages))
+        messages = prompt.build(
+            self.fmt, files, read_only, self.history, question, ask=True, **self._budget()
+        )
+        calls = self.fmt.tool and any(m.tool_calls for m in messages)
+        request = (
+            Request(messages, tools=(self.fmt.tool,), tool_choice="none")
+            if calls
+            else (Request(messages))
+        )
+        completion = self._call(request)
+        completion = replace(completion, tool_calls=())
         self._remember(Message("user", question), _assistant(completion))
         return completion
+
+    def _budget(self) -> dict:
+        """The history budget for this model: half its context window, in characters (about
+        four a token), when the model says how large it is."""
+        window = getattr(self.model, "context_window", lambda: None)()
+        return {"history_budget": 2 * window} if window else {}
 
     def _request(self, message: str) -> Completion:
         return self._call(self._build(message))
@@ -193,7 +245,13 @@ class Session:
     def _build(self, message: str) -> Request:
         files, read_only = self.contents()
         messages = prompt.build(
-            self.fmt, files, read_only, self.history, message, self.config.consistency_prompt
+            self.fmt,
+            files,
+            read_only,
+            self.history,
+            message,
+            self.config.consistency_prompt,
+            **self._budget(),
         )
         return Request(messages, tools=(self.fmt.tool,) if self.fmt.tool else ())
 
@@ -250,7 +308,8 @@ class Session:
         with self.transcript.open("a", encoding="utf-8") as log:
             for m in messages:
                 calls = "".join(f"\n\n{c.name}({c.arguments})" for c in m.tool_calls)
-                log.write(f"#### {m.role}\n\n{m.content}{calls}\n\n")
+                role = f"{m.role} ({m.tool_call_id})" if m.tool_call_id else m.role
+                log.write(f"#### {role}\n\n{m.content}{calls}\n\n")
 
     def contents(self) -> tuple[dict[str, str], dict[str, str]]:
         """The chat files as they are on disk now: re-read every turn."""

@@ -1,16 +1,18 @@
-"""The `diff` format: search/replace blocks with ORIGINAL/UPDATED markers under the file's path."""
+"""The `diff` format: search/replace blocks with ORIGINAL/UPDATED markers, each in a fence whose
+first line is the file's path, as in the 2023 edit-format study (aider's "diff" of July 2023).
+The parser also takes the path on the line above the fence, as later tools ask for it."""
 
 from __future__ import annotations
 
-from editformats import applier, editblock
+from editformats import applier, editblock, examples
 from editformats.edit import Edit, EditFormat, Reply
 
 SYSTEM_PROMPT = """\
 You are an expert programmer who edits the user's files. Keep to what the user asks.
 Describe the change in a sentence or two, then write each change as an edit block:
 
-the/file/path.py
 ```python
+the/file/path.py
 <<<<<<< ORIGINAL
 lines copied exactly from the current file
 =======
@@ -19,7 +21,7 @@ the lines that replace them
 ```
 
 Rules:
-- Put the file's path, exactly as the user gave it, alone on the line above the fence.
+- Put the file's path, exactly as the user gave it, alone on the first line inside the fence.
 - ORIGINAL must be copied character for character from the file, indentation included,
   and must match only one place: add neighbouring lines when it would match several.
 - Keep each block small: only the lines that change and a few around them. Use several
@@ -31,20 +33,11 @@ Rules:
 - Only edit files the user has added to the chat. If you need another file, ask for it.
 """
 
-EXAMPLE = (
-    (
-        "user",
-        "Make greet() take the name to greet.\n\nhello.py\n```python\ndef greet():\n"
-        '    print("Hello, world")\n\ngreet()\n```',
-    ),
-    (
-        "assistant",
-        "greet() gets a `name` parameter, and the call passes one.\n\nhello.py\n"
-        '```python\n<<<<<<< ORIGINAL\ndef greet():\n    print("Hello, world")\n'
-        '=======\ndef greet(name):\n    print(f"Hello, {name}")\n>>>>>>> UPDATED\n'
-        "```\n\nhello.py\n```python\n<<<<<<< ORIGINAL\ngreet()\n=======\n"
-        'greet("world")\n>>>>>>> UPDATED\n```',
-    ),
+EXAMPLE = examples.text_reply(
+    '```python\nhello.py\n<<<<<<< ORIGINAL\ndef greet():\n    print("Hello, world")\n'
+    '=======\ndef greet(name):\n    print(f"Hello, {name}")\n>>>>>>> UPDATED\n```\n\n'
+    '```python\nhello.py\n<<<<<<< ORIGINAL\ngreet()\n=======\ngreet("world")\n'
+    ">>>>>>> UPDATED\n```"
 )
 
 

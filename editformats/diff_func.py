@@ -3,7 +3,7 @@ updated_lines}]}, with the lines given as strings or as arrays of lines."""
 
 from __future__ import annotations
 
-from editformats import applier, toolcalls
+from editformats import applier, examples, toolcalls
 from editformats.edit import Edit, EditFormat, Reply
 from editformats.errors import ReplyError
 
@@ -62,20 +62,23 @@ placeholders such as "... rest of code ...". An empty original_lines creates a f
 Only edit files in the chat.
 """
 
-EXAMPLE = (
-    (
-        "user",
-        "Make greet() take the name to greet.\n\nhello.py\n```python\ndef greet():\n"
-        '    print("Hello, world")\n\ngreet()\n```',
-    ),
-    (
-        "assistant",
-        f'{FUNCTION}({{"explanation": "greet() takes a name.", "edits": [{{"path": '
-        '"hello.py", "original_lines": ["def greet():", "    print(\\"Hello, world\\")"],'
-        ' "updated_lines": ["def greet(name):", "    print(f\\"Hello, {name}\\")"]}, '
-        '{"path": "hello.py", "original_lines": ["greet()"], "updated_lines": '
-        '["greet(\\"world\\")"]}]})',
-    ),
+EXAMPLE = examples.call_reply(
+    FUNCTION,
+    {
+        "explanation": examples.EXPLANATION,
+        "edits": [
+            {
+                "path": "hello.py",
+                "original_lines": ["def greet():", '    print("Hello, world")'],
+                "updated_lines": ["def greet(name):", '    print(f"Hello, {name}")'],
+            },
+            {
+                "path": "hello.py",
+                "original_lines": ["greet()"],
+                "updated_lines": ['greet("world")'],
+            },
+        ],
+    },
 )
 
 
@@ -83,7 +86,7 @@ def parse(reply: Reply) -> list[Edit]:
     """One search/replace edit per entry of every replace_lines call; a call missing a
     required field is refused whole."""
     edits = []
-    for args in toolcalls.arguments(reply, FUNCTION):
+    for call, args in enumerate(toolcalls.arguments(reply, FUNCTION)):
         toolcalls.require(args, ("explanation", "edits"), FUNCTION, "the call")
         for item in toolcalls.items(args, "edits", FUNCTION):
             toolcalls.require(item, _FIELDS, FUNCTION, f"edit {len(edits) + 1}")
@@ -92,7 +95,7 @@ def parse(reply: Reply) -> list[Edit]:
                 raise ReplyError(f"{FUNCTION}(): every edit needs a 'path'.")
             original = toolcalls.text_of(item["original_lines"], "original_lines", FUNCTION)
             updated = toolcalls.text_of(item["updated_lines"], "updated_lines", FUNCTION)
-            edits.append(Edit(path.strip(), original, updated, index=len(edits) + 1))
+            edits.append(Edit(path.strip(), original, updated, index=len(edits) + 1, call=call))
     return edits
 
 

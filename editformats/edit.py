@@ -22,10 +22,23 @@ def check_count(count: int) -> None:
 
 @dataclass(frozen=True)
 class ToolCall:
-    """One function call the model made: its name and its JSON arguments as text."""
+    """One function call the model made: its name, its JSON arguments as text, and the id the
+    model gave it (each call must be answered by a message with that id)."""
 
     name: str
     arguments: str
+    id: str = ""
+
+
+@dataclass(frozen=True)
+class Example:
+    """One message of an edit format's example exchange: a user request, the assistant's reply
+    (text, or real function calls), or the answer to a call (role "tool")."""
+
+    role: str
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -54,6 +67,8 @@ class Edit:
     """Line of the reply where the edit starts, from 1 (0 when not from text)."""
     mentions: tuple[str, ...] = ()
     """File names the prose before the edit mentions, in order: used when path is ''."""
+    call: int = -1
+    """For a function format, which call of the reply (from 0) the edit came from."""
     new_file: bool = False
     """The edit creates its file (a diff from /dev/null): it may not add to an existing one."""
     insert_at: int | None = None
@@ -114,8 +129,9 @@ class EditFormat:
 
     name: str
     system_prompt: str
-    example_messages: tuple[tuple[str, str], ...]
-    """(role, content) pairs showing one exchange in this format."""
+    example_messages: tuple[Example, ...]
+    """One exchange in this format: a request and its reply (with the call's answer, for a
+    function format)."""
     parse: Callable[[Reply], list[Edit]]
     apply: Callable[..., ApplyResult]
     """apply(edits, files, tree=paths.Tree()): the edits applied to files (path -> text) in

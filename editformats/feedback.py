@@ -54,6 +54,25 @@ def failure_message(result: ApplyResult, kept: bool) -> str:
     return message
 
 
+def call_answers(result: ApplyResult, calls: int, kept: bool) -> list[str]:
+    """The answer to each of a reply's function calls (by position): what happened to the
+    edits it made. kept says whether the edits that applied were written."""
+    answers = []
+    for call in range(calls):
+        failed = tuple(f for f in result.failures if f.edit.call == call)
+        applied = tuple(a for a in result.applied if a.edit.call == call)
+        if failed:
+            own = ApplyResult(result.files, applied, failed)
+            answers.append("Failed.\n\n" + failure_message(own, kept))
+        elif applied:
+            files = ", ".join(sorted({a.path for a in applied}))
+            saved = "saved" if kept else "would apply, but nothing was saved"
+            answers.append(f"Applied: the edits to {files} {saved}.")
+        else:
+            answers.append("This call holds no edits.")
+    return answers
+
+
 def _numbers(indexes: list[int]) -> str:
     """'Block 3', or 'Blocks 1, 4-9 and 12', with long lists shortened."""
     if len(indexes) == 1:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from editformats import diff, diff_fenced, diff_func, udiff, whole, whole_func
+from editformats import diff, diff_func, udiff, whole, whole_func
 from editformats.edit import EditFormat
 
 FORMATS: dict[str, EditFormat] = {
@@ -10,7 +10,6 @@ FORMATS: dict[str, EditFormat] = {
     for f in (
         whole.FORMAT,
         diff.FORMAT,
-        diff_fenced.FORMAT,
         udiff.FORMAT,
         whole_func.FORMAT,
         diff_func.FORMAT,
@@ -18,11 +17,13 @@ FORMATS: dict[str, EditFormat] = {
 }
 
 ALIASES = {
+    "diff-fenced": "diff",
     "editor-whole": "whole",
     "editor-diff": "diff",
-    "editor-diff-fenced": "diff-fenced",
+    "editor-diff-fenced": "diff",
 }
-"""Names other tools give the same formats (an architect's editor model writes them)."""
+"""Names other tools give the same formats: an architect's editor model writes them, and
+diff-fenced (the path inside the fence) is what the 2023 study's diff already asks for."""
 
 
 def get_format(name: str) -> EditFormat:

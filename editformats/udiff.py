@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from editformats import applier, fences, paths
+from editformats import applier, examples, fences, paths
 from editformats.edit import ApplyResult, Edit, EditFormat, Reply, check_count
 from editformats.errors import truncated
 
@@ -32,19 +32,9 @@ Rules:
 - To create a file, use "--- /dev/null" and only + lines.
 """
 
-EXAMPLE = (
-    (
-        "user",
-        "Make greet() take the name to greet.\n\nhello.py\n```python\ndef greet():\n"
-        '    print("Hello, world")\n\ngreet()\n```',
-    ),
-    (
-        "assistant",
-        "greet() gets a `name` parameter, and the call passes one.\n\n```diff\n"
-        '--- hello.py\n+++ hello.py\n@@ ... @@\n-def greet():\n-    print("Hello,'
-        ' world")\n+def greet(name):\n+    print(f"Hello, {name}")\n \n-greet()\n'
-        '+greet("world")\n```',
-    ),
+EXAMPLE = examples.text_reply(
+    '```diff\n--- hello.py\n+++ hello.py\n@@ ... @@\n-def greet():\n-    print("Hello, world")\n'
+    '+def greet(name):\n+    print(f"Hello, {name}")\n \n-greet()\n+greet("world")\n```'
 )
 
 _MINUS = re.compile(r"^-{3}\s+(.*)$")

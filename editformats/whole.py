@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from editformats import applier, editblock, fences, paths
+from editformats import applier, editblock, examples, fences, paths
 from editformats.edit import Edit, EditFormat, Reply, check_count
 from editformats.errors import truncated
 
@@ -26,18 +26,8 @@ Rules:
   file, ask for it.
 """
 
-EXAMPLE = (
-    (
-        "user",
-        "Make greet() take the name to greet.\n\nhello.py\n```python\ndef greet():\n"
-        '    print("Hello, world")\n\ngreet()\n```',
-    ),
-    (
-        "assistant",
-        "greet() gets a `name` parameter, and the call passes one.\n\nhello.py\n"
-        '```python\ndef greet(name):\n    print(f"Hello, {name}")\n\n'
-        'greet("world")\n```',
-    ),
+EXAMPLE = examples.text_reply(
+    'hello.py\n```python\ndef greet(name):\n    print(f"Hello, {name}")\n\ngreet("world")\n```'
 )
 
 

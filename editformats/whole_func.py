@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from editformats import applier, toolcalls
+from editformats import applier, examples, toolcalls
 from editformats.edit import Edit, EditFormat, Reply
 from editformats.errors import ReplyError
 
@@ -50,18 +50,17 @@ comments such as "... rest of code ...": what you write replaces the file. Use t
 exactly as the user gave them. Only write files in the chat, or new files.
 """
 
-EXAMPLE = (
-    (
-        "user",
-        "Make greet() take the name to greet.\n\nhello.py\n```python\ndef greet():\n"
-        '    print("Hello, world")\n\ngreet()\n```',
-    ),
-    (
-        "assistant",
-        f'{FUNCTION}({{"explanation": "greet() takes a name.", "files": [{{"path": '
-        '"hello.py", "content": "def greet(name):\\n    print(f\\"Hello, {name}\\")'
-        '\\n\\ngreet(\\"world\\")\\n"}]})',
-    ),
+EXAMPLE = examples.call_reply(
+    FUNCTION,
+    {
+        "explanation": examples.EXPLANATION,
+        "files": [
+            {
+                "path": "hello.py",
+                "content": 'def greet(name):\n    print(f"Hello, {name}")\n\ngreet("world")\n',
+            }
+        ],
+    },
 )
 
 
@@ -69,7 +68,7 @@ def parse(reply: Reply) -> list[Edit]:
     """One whole-file edit per file of every write_file call; a call missing a required field
     is refused whole."""
     edits = []
-    for args in toolcalls.arguments(reply, FUNCTION):
+    for call, args in enumerate(toolcalls.arguments(reply, FUNCTION)):
         toolcalls.require(args, ("explanation", "files"), FUNCTION, "the call")
         for item in toolcalls.items(args, "files", FUNCTION):
             toolcalls.require(item, ("path", "content"), FUNCTION, f"file {len(edits) + 1}")
@@ -77,7 +76,9 @@ def parse(reply: Reply) -> list[Edit]:
             if not isinstance(path, str) or not path.strip():
                 raise ReplyError(f"{FUNCTION}(): every file needs a 'path'.")
             content = toolcalls.text_of(item["content"], "content", FUNCTION)
-            edits.append(Edit(path.strip(), "", content, whole=True, index=len(edits) + 1))
+            edits.append(
+                Edit(path.strip(), "", content, whole=True, index=len(edits) + 1, call=call)
+            )
     return edits
 
 

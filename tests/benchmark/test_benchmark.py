@@ -93,9 +93,12 @@ def test_hashes_are_canonical_and_show_different_replies() -> None:
 
 
 def test_summary_denominators() -> None:
+    """An exercise that ended in an error counts against the pass rate, and apart as an error;
+    a reply with no edits is malformed."""
     results = [
         {
             "tests_outcomes": [True],
+            "hashes": [{"request": "a", "reply": "b"}],
             "parse_errors": 0,
             "apply_failures": 0,
             "seconds": 1.0,
@@ -105,9 +108,21 @@ def test_summary_denominators() -> None:
         },
         {
             "tests_outcomes": [False, True],
+            "hashes": [{"request": "c", "reply": "d"}],
             "parse_errors": 1,
             "apply_failures": 0,
             "seconds": 3.0,
+            "prompt_tokens": 10,
+            "completion_tokens": 5,
+            "cost": None,
+        },
+        {
+            "tests_outcomes": [False],
+            "hashes": [{"request": "e", "reply": "f"}],
+            "no_edits": 1,
+            "parse_errors": 0,
+            "apply_failures": 0,
+            "seconds": 1.0,
             "prompt_tokens": 10,
             "completion_tokens": 5,
             "cost": None,
@@ -123,11 +138,11 @@ def test_summary_denominators() -> None:
             "cost": None,
         },
     ]
-    summary = report.summarize(results, selected=4, tries=2)
-    assert summary["completed"] == 2 and summary["errored"] == 1 and summary["not_run"] == 1
-    assert summary["pass_rate_1"] == 50.0 and summary["pass_rate_2"] == 100.0
-    assert summary["pass_rate_2_of_selected"] == 50.0
-    assert summary["percent_well_formed"] == 50.0
+    summary = report.summarize(results, selected=5, tries=2)
+    assert summary["completed"] == 3 and summary["errors"] == 1 and summary["not_run"] == 1
+    assert summary["pass_rate_1"] == 20.0 and summary["pass_rate_2"] == 40.0
+    assert summary["percent_well_formed"] == 33.3 and summary["percent_malformed"] == 66.7
+    assert summary["no_edits"] == 1
     assert summary["cost"] == 0.01
 
 

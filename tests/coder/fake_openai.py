@@ -1,7 +1,11 @@
 """An OpenAI-compatible chat server on 127.0.0.1 for tests, answering from a script.
 
-Each request takes the next step of the script: streamed text, streamed tool calls, an HTTP
-error, a stall, or a stream cut off before its end. Every request body is recorded.
+Every request is first checked against the API's rules (openai_rules): a request the real API
+would reject gets the same status and error body, and the test that sent it sees a failure.
+A valid request takes the next step of the script: streamed text, streamed tool calls (each
+with an id of its own), an HTTP error, a stall, a stream cut off before its end, or a callable
+that makes the step from the request body. Every request body is recorded, and every
+rejection too (in rejected).
 """
 
 from __future__ import annotations
@@ -9,8 +13,11 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from . import openai_rules
 
 
 @dataclass(frozen=True)
@@ -19,6 +26,8 @@ class Text:
 
     text: str
     chunk_size: int = 7
+    finish: str = "stop"
+    """The finish_reason: "length" says the model hit its token limit."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +44,8 @@ class Status:
     code: int
     message: str = "error"
     error_code: str | None = None
+    body: dict | None = None
+    """The whole error body, when a rule made it."""
 
 
 @dataclass(frozen=True)
@@ -55,9 +66,12 @@ class CutOff:
 class FakeOpenAI:
     """`with FakeOpenAI([Text("hi")]) as server:` serves server.base_url until the block ends."""
 
-    def __init__(self, script: list):
-        self.script = list(script)
+    def __init__(self, script: list | Callable[[dict], object]):
+        self.script = script if callable(script) else list(script)
         self.requests: list[dict] = []
+        self.rejected: list[dict] = []
+        """The error bodies of the requests the rules rejected."""
+        self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
@@ -70,9 +84,21 @@ class FakeOpenAI:
         self._server.server_close()
 
     def next_step(self, body: dict):
-        self.requests.append(body)
-        assert self.script, f"the fake server got an unexpected request #{len(self.requests)}"
-        return self.script.pop(0)
+        """The step answering a request: its rejection when it breaks a rule, else the next of
+        the script (or what the script's callable makes of the body)."""
+        with self._lock:
+            self.requests.append(body)
+            number = len(self.requests)
+        try:
+            openai_rules.check(body)
+        except openai_rules.Rejected as exc:
+            self.rejected.append(exc.body)
+            return number, Status(exc.status, exc.body["error"]["message"], body=exc.body)
+        if callable(self.script):
+            return number, self.script(body)
+        with self._lock:
+            assert self.script, f"the fake server got an unexpected request #{number}"
+            return number, self.script.pop(0)
 
 
 def _handler(fake: FakeOpenAI):
@@ -84,13 +110,14 @@ def _handler(fake: FakeOpenAI):
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-            step = fake.next_step(body)
+            number, step = fake.next_step(body)
             if isinstance(step, Stall):
                 time.sleep(step.seconds)
                 step = step.then
             if isinstance(step, Status):
                 error = {"message": step.message, "type": "error", "code": step.error_code}
-                self._send(step.code, json.dumps({"error": error}).encode(), "application/json")
+                data = step.body or {"error": error}
+                self._send(step.code, json.dumps(data).encode(), "application/json")
                 return
             if not body.get("stream"):
                 self._send(200, json.dumps(_whole(step, body)).encode(), "application/json")
@@ -100,7 +127,7 @@ def _handler(fake: FakeOpenAI):
             self.send_header("Transfer-Encoding", "chunked")
             self.send_header("Connection", "close")
             self.end_headers()
-            for chunk in _chunks(step, body):
+            for chunk in _chunks(step, body, number):
                 self._chunked(f"data: {json.dumps(chunk)}\n\n".encode())
             self.close_connection = True
             if isinstance(step, CutOff):
@@ -135,11 +162,11 @@ def _chunk(body: dict, delta: dict, finish: str | None = None) -> dict:
     }
 
 
-def _chunks(step, body: dict) -> list[dict]:
+def _chunks(step, body: dict, number: int) -> list[dict]:
     chunks = [_chunk(body, {"role": "assistant", "content": ""})]
     if isinstance(step, Calls):
         for n, (name, arguments) in enumerate(step.calls):
-            head = {"index": n, "id": f"call_{n}", "type": "function"}
+            head = {"index": n, "id": f"call_{number}_{n}", "type": "function"}
             chunks.append(_chunk(body, {"tool_calls": [{**head, "function": {"name": name}}]}))
             for i in range(0, len(arguments), 20):
                 piece = {"index": n, "function": {"arguments": arguments[i : i + 20]}}
@@ -151,7 +178,7 @@ def _chunks(step, body: dict) -> list[dict]:
             chunks.append(_chunk(body, {"content": step.text[i : i + size]}))
         if isinstance(step, CutOff):
             return chunks
-        chunks.append(_chunk(body, {}, "stop"))
+        chunks.append(_chunk(body, {}, getattr(step, "finish", "stop")))
     usage = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
     chunks.append({**_chunk(body, {}), "choices": [], "usage": usage})
     return chunks

@@ -176,11 +176,13 @@ def test_a_json_answer_in_text_is_accepted() -> None:
         selector.parse_answer(Completion("B"), ["A", "B"])
 
 
-def test_a_failing_selector_model_falls_back(root: Path) -> None:
+def test_a_selector_request_that_fails_is_an_error_not_a_fallback(root: Path) -> None:
     model = RoutedModel([WRONG, RIGHT], [ModelError("rate limited")])
     chat, _ = session(root, model)
-    chat.turn("area")
-    assert "the selector failed (rate limited)" in chat.selection.choice.fallback
+    before = (root / "shapes.py").read_text()
+    with pytest.raises(ModelError, match="rate limited"):
+        chat.turn("area")
+    assert (root / "shapes.py").read_text() == before
 
 
 def test_identical_candidates_need_no_selector(root: Path) -> None:

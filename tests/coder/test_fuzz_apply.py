@@ -167,7 +167,7 @@ def _run(fmt: str, reply: str, yes: bool) -> None:
 _SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-@pytest.mark.parametrize("fmt", ["whole", "diff", "diff-fenced", "udiff"])
+@pytest.mark.parametrize("fmt", ["whole", "diff", "udiff"])
 @_SETTINGS
 @given(reply=text_replies, yes=st.booleans())
 def test_text_formats_never_crash_or_write_where_they_may_not(fmt, reply, yes) -> None:

@@ -84,7 +84,7 @@ def _check(fmt_name: str, reply: Reply, files: dict[str, str]) -> None:
 @settings(max_examples=150, deadline=None)
 @given(reply=replies, files=file_texts)
 def test_text_formats_never_crash_and_never_leave_the_root(reply: str, files) -> None:
-    for name in ("whole", "diff", "diff-fenced", "udiff"):
+    for name in ("whole", "diff", "udiff"):
         _check(name, Reply(reply), files)
 
 
@@ -128,5 +128,7 @@ def test_a_unique_run_of_lines_is_replaced_exactly(lines: list[str], data) -> No
     assert result.files.get("a.py", text) == expected
 
 
-def test_registry_lists_the_six_formats() -> None:
-    assert set(FORMATS) == {"whole", "diff", "diff-fenced", "udiff", "whole-func", "diff-func"}
+def test_registry_lists_the_five_formats_and_their_other_names() -> None:
+    assert set(FORMATS) == {"whole", "diff", "udiff", "whole-func", "diff-func"}
+    for alias in ("diff-fenced", "editor-diff", "editor-diff-fenced"):
+        assert get_format(alias) is get_format("diff")

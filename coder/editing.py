@@ -17,11 +17,11 @@ from pathlib import PurePosixPath
 
 from coder import guard
 from coder.errors import GitError, NotCommitted, PathError
-from coder.repo import Repo
+from coder.repo import Repo, listed
 from coder.terminal import Terminal
 from coder.workspace import FileText, Workspace
 from editformats import ApplyResult, Edit, EditFormat, Failure, Reply
-from editformats.paths import NO_TREE, Tree, tree_of
+from editformats.paths import NO_TREE, Tree, clean, normalize, tree_of
 
 
 @dataclass(frozen=True)
@@ -43,10 +43,8 @@ class Scope:
 
     named: frozenset[str] = frozenset()
     """Files the user named: only these may be written when they steer coder or git."""
-    hooks: str | None = None
-    """The repository-relative folder of git's hooks, when it is in the work tree."""
-    configs: frozenset[str] = frozenset()
-    """The config files git includes from the work tree."""
+    steering: guard.Steering = guard.NOTHING
+    """What steers git and Python in this work tree, beyond the fixed names."""
     private: tuple[str, ...] = ()
     """git's own folders inside the work tree under another name than .git: never written."""
     tree: Tree = field(default=NO_TREE, repr=False)
@@ -55,15 +53,10 @@ class Scope:
 
 def scope_of(ws: Workspace, repo: Repo | None, named: set[str] | frozenset[str]) -> Scope:
     """The Scope of a reply in this workspace, the user having named the files in named."""
+    steering = guard.steering(repo, ws.root)
     if repo is None:
-        return Scope(frozenset(named), tree=tree_of(ws.listing()))
-    return Scope(
-        frozenset(named),
-        repo.hooks_folder(),
-        frozenset(repo.included_configs()),
-        tuple(repo.private_folders()),
-        tree_of(repo.files()),
-    )
+        return Scope(frozenset(named), steering, tree=tree_of(ws.listing()))
+    return Scope(frozenset(named), steering, tuple(repo.private_folders()), tree_of(repo.files()))
 
 
 def unified_diff(old: dict[str, str], new: dict[str, str], context: int = 3) -> str:
@@ -89,7 +82,8 @@ def propose(
     """Parse the reply and apply its edits to the chat files in memory; ReplyError if unreadable."""
     originals = {path: ws.read(path) for path in chat}
     edits = [_relative(edit, ws) for edit in fmt.parse(reply)]
-    result = fmt.apply(edits, {path: f.text for path, f in originals.items()}, tree=scope.tree)
+    tree = _with_named_files(scope.tree, edits, ws)
+    result = fmt.apply(edits, {path: f.text for path, f in originals.items()}, tree=tree)
     extra = _check_targets(result, ws, originals, scope)
     if extra:
         refused = {f.path for f in extra}
@@ -102,6 +96,21 @@ def propose(
         if path not in originals:
             originals[path] = ws.read(path)
     return Proposal(result, originals)
+
+
+def _with_named_files(tree: Tree, edits: list[Edit], ws: Workspace) -> Tree:
+    """The tree with the files the edits name that exist on disk though git does not list
+    them (ignored files): a name of an existing file means that file."""
+    extra = set()
+    for edit in edits[:MAX_NAMED]:
+        path = normalize(clean(edit.path)) if edit.path else ""
+        if path and path not in tree.files and _exists(ws, path):
+            extra.add(path)
+    return tree_of(tree.files | extra) if extra else tree
+
+
+MAX_NAMED = 200
+"""Names of a reply looked up on disk (the rest resolve by git's file list only)."""
 
 
 def propose_asking(
@@ -119,7 +128,7 @@ def propose_asking(
     proposal = propose(fmt, reply, ws, chat, scope)
     added: list[str] = []
     allowed: set[str] = set()
-    for failure in _unique(proposal.result.failures):
+    for failure in _unique(proposal.result.failures)[:MAX_QUESTIONS]:
         path = failure.path
         if _private(ws, path, scope):
             continue
@@ -137,6 +146,10 @@ def propose_asking(
         return proposal, [], scope
     scope = replace(scope, named=scope.named | allowed)
     return propose(fmt, reply, ws, chat + added, scope), added, scope
+
+
+MAX_QUESTIONS = 10
+"""Files outside the chat or steering coder asked about for one reply; the others fail."""
 
 
 def _unique(failures: tuple[Failure, ...]) -> list[Failure]:
@@ -177,7 +190,7 @@ def _steers_through_link(ws: Workspace, path: str, scope: Scope) -> str | None:
 
 
 def _steers(path: str, scope: Scope) -> str | None:
-    return guard.steers(path, scope.hooks, scope.configs)
+    return guard.steers(path, scope.steering)
 
 
 def _private(ws: Workspace, path: str, scope: Scope) -> bool:
@@ -231,8 +244,12 @@ def _write(
     commits: list[str] = []
     if repo is not None:
         ws.verify({p: proposal.originals[p] for p in changed if p in proposal.originals})
+        ws.encode_all(changed, proposal.originals)  # fail before anything is committed
         if save_user:
-            commits = save_user_changes(repo, sorted({ws.real(p) for p in save_user}))
+            try:
+                commits = save_user_changes(repo, sorted({ws.real(p) for p in save_user}))
+            except GitError as exc:
+                raise GitError(f"{exc}. Nothing was written") from None
     ws.write_all(changed, proposal.originals)
     return commits
 
@@ -243,7 +260,7 @@ def _commit(repo: Repo, ws: Workspace, paths: list[str], message: str) -> str:
         return repo.commit(real, message)
     except GitError as exc:
         raise NotCommitted(
-            f"{', '.join(real)} {'is' if len(real) == 1 else 'are'} written but not committed:"
+            f"{listed(real, 20)} {'is' if len(real) == 1 else 'are'} written but not committed:"
             f" {exc}. Commit {'it' if len(real) == 1 else 'them'} yourself (git commit), or take"
             " the edit back with git checkout.",
             tuple(real),
@@ -255,12 +272,22 @@ def save_user_changes(repo: Repo, paths: list[str]) -> list[str]:
     first any staged version that differs from the working tree (so that it is not lost),
     then the working tree. The commits made."""
     commits = []
+    head = repo.head()
     staged = repo.commit_staged(paths, "coder: save staged changes to")
     if staged:
         commits.append(staged)
     dirty = repo.dirty(paths)
     if dirty:
-        commits.append(repo.commit(dirty, f"coder: save uncommitted changes to {', '.join(dirty)}"))
+        try:
+            message = f"coder: save uncommitted changes to {listed(dirty)}"
+            commits.append(repo.commit(dirty, message))
+        except GitError:
+            if staged and head:
+                # The staged commit changed neither the index nor the files: take it back, so
+                # that the repository is exactly as the user left it.
+                with contextlib.suppress(GitError):
+                    repo.move_head(head, staged)
+            raise
     return commits
 
 
@@ -308,9 +335,7 @@ def uninterrupted() -> Iterator[None]:
 
 def commit_message(result: ApplyResult) -> str:
     """A deterministic one-line message naming the changed files."""
-    names = sorted(result.files)
-    shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
-    return f"coder: edit {shown}"
+    return f"coder: edit {listed(sorted(result.files))}"
 
 
 def _relative(edit: Edit, ws: Workspace) -> Edit:

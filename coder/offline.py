@@ -93,9 +93,13 @@ def run(options: ApplyOptions, terminal: Terminal) -> int:
 
 def _read_reply(path: Path) -> Reply:
     try:
-        return Reply(path.read_text(encoding="utf-8", errors="replace"))
+        return Reply(path.read_bytes().decode("utf-8-sig"))
     except OSError as exc:
         raise UsageError(f"cannot read the reply {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(
+            f"the reply {path} is not UTF-8 text (byte {exc.start:,} is not), so it is not used"
+        ) from None
 
 
 def _open(options: ApplyOptions) -> tuple[Repo | None, Repo | None, Workspace]:

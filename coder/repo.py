@@ -105,18 +105,23 @@ class Repo:
             return True
         return False
 
-    def hooks_folder(self) -> str | None:
-        """The repository-relative folder core.hooksPath names, when it is inside the work tree."""
+    def config(self, pattern: str) -> list[tuple[str, str, Path | None]]:
+        """The settings whose names match pattern (a regular expression, as git config
+        --get-regexp takes it): (name, value, the file it comes from, or None)."""
         try:
-            configured = self._git("config", "--get", "core.hooksPath").strip()
-        except GitError:
-            return None
-        folder = Path(os.path.expanduser(configured))
-        folder = (folder if folder.is_absolute() else self.root / folder).resolve()
-        try:
-            return folder.relative_to(self.root).as_posix()
-        except ValueError:
-            return None
+            listing = self._git("config", "--show-origin", "--get-regexp", pattern)
+        except GitError:  # exit status 1: no such setting
+            return []
+        found = []
+        for line in listing.splitlines():
+            origin, _, setting = line.partition("\t")
+            name, _, value = setting.partition(" ")
+            source = None
+            if origin.startswith("file:"):
+                # Relative to where git ran: the work tree.
+                source = self.root / origin.removeprefix("file:")
+            found.append((name, value.strip(), source))
+        return found
 
     def private_folders(self) -> list[str]:
         """git's own folders (its git directory and common directory) when they lie inside the
@@ -129,28 +134,6 @@ class Repo:
                 continue
             if rel not in found and rel.split("/")[0].lower() != ".git":
                 found.append(rel)
-        return found
-
-    def included_configs(self) -> list[str]:
-        """The config files git includes (include.path, includeIf.*.path) that lie in the work
-        tree, repository-relative: whoever writes them steers git."""
-        try:
-            listing = self._git(
-                "config", "--show-origin", "--get-regexp", r"^include(if\..*)?\.path$"
-            )
-        except GitError:
-            return []
-        found = []
-        for line in listing.splitlines():
-            origin, _, setting = line.partition("\t")
-            value = setting.partition(" ")[2].strip()
-            if not origin.startswith("file:") or not value:
-                continue
-            base = Path(origin.removeprefix("file:")).parent
-            target = Path(os.path.expanduser(value))
-            target = (target if target.is_absolute() else base / target).resolve()
-            with contextlib.suppress(ValueError):
-                found.append(target.relative_to(self.root).as_posix())
         return found
 
     @contextlib.contextmanager
@@ -197,10 +180,10 @@ class Repo:
             return []
         changed = set(self._untracked(paths))
         if self.head():
-            changed.update(self._names("diff", "--name-only", "--no-renames", "HEAD", "--", *paths))
+            changed.update(self._names_of(paths, "diff", "--name-only", "--no-renames", "HEAD"))
         else:
             # With no commit yet every tracked file is uncommitted work, saved unless it is gone.
-            tracked = self._names("ls-files", "--", *paths)
+            tracked = self._names_of(paths, "ls-files")
             changed.update(p for p in tracked if os.path.lexists(self.root / p))
         return [p for p in paths if p in changed]
 
@@ -214,9 +197,9 @@ class Repo:
         if not paths or head is None:
             return None
         staged = set(
-            self._names("diff", "--cached", "--name-only", "--no-renames", "HEAD", "--", *paths)
+            self._names_of(paths, "diff", "--cached", "--name-only", "--no-renames", "HEAD")
         )
-        unstaged = set(self._names("diff", "--name-only", "--no-renames", "--", *paths))
+        unstaged = set(self._names_of(paths, "diff", "--name-only", "--no-renames"))
         both = [p for p in paths if p in staged and p in unstaged]
         if not both:
             return None
@@ -234,10 +217,18 @@ class Repo:
                 else:
                     self._git("update-index", "--force-remove", "--", path, env=index)
             tree = self._git("write-tree", env=index).strip()
-        message = f"{label} {', '.join(both)}"
-        sha = self._git("commit-tree", tree, "-p", head, "-m", message).strip()
+        message = f"{label} {listed(both)}"
+        # commit-tree ignores commit.gpgSign, which git commit follows: sign as it would.
+        sign = self._git("config", "--type=bool", "--default=false", "--get", "commit.gpgSign")
+        signing = ["-S"] if sign.strip() == "true" else []
+        sha = self._git("commit-tree", *signing, tree, "-p", head, "-m", message).strip()
         self._git("update-ref", "HEAD", sha, head)
         return sha
+
+    def move_head(self, sha: str, expected: str) -> None:
+        """Point HEAD (its branch) at sha, if it is still at expected; the index and the
+        working tree stay as they are. For taking back a commit that changed neither."""
+        self._git("update-ref", "HEAD", sha, expected)
 
     def commit(self, paths: Iterable[str], message: str) -> str:
         """Commit exactly paths as they are in the working tree; the sha of HEAD afterwards."""
@@ -247,18 +238,20 @@ class Repo:
         if not paths:
             return self.head() or ""
         untracked = self._untracked(paths)
-        # --only takes the named paths from the working tree and leaves the rest of the index as
-        # the user staged it, but it only knows tracked paths: new files are marked intent-to-add.
-        if untracked:
-            self._git("add", "--intent-to-add", "--", *untracked)
-        try:
-            # --no-verify: a hook must not change or veto the files the user just saw applied.
-            self._git("commit", "--only", "--no-verify", "--quiet", "-m", message, "--", *paths)
-        except GitError:
+        with _pathspec(untracked) as new, _pathspec(paths) as named:
+            # --only takes the named paths from the working tree and leaves the rest of the
+            # index as the user staged it, but it only knows tracked paths: new files are marked
+            # intent-to-add first.
             if untracked:
-                with contextlib.suppress(GitError):
-                    self._git("rm", "--cached", "--quiet", "--", *untracked)
-            raise
+                self._git("add", "--intent-to-add", *new)
+            try:
+                # --no-verify: a hook must not change or veto the files the user saw applied.
+                self._git("commit", "--only", "--no-verify", "--quiet", "-m", message, *named)
+            except GitError:
+                if untracked:
+                    with contextlib.suppress(GitError):
+                        self._git("rm", "--cached", "--quiet", *new)
+                raise
         return self._git("rev-parse", "HEAD").strip()
 
     def uncommitted(self, paths: Iterable[str]) -> dict[str, str]:
@@ -271,10 +264,11 @@ class Repo:
         found = {}
         for path in self.dirty(paths):
             found[path] = "changed"
+        tracked = set(self._names_of(paths, "ls-files"))
         for path in paths:
             if path in ignored:
                 found[path] = "ignored by git"
-            elif path not in found and not self._names("ls-files", "--", path):
+            elif path not in found and path not in tracked:
                 found[path] = "in another git repository, or not tracked"
         return found
 
@@ -325,18 +319,29 @@ class Repo:
 
     def _ignored(self, paths: list[str]) -> list[str]:
         """Those of paths that git ignores."""
-        try:
-            # check-ignore takes no pathspec magic, so literal pathspecs must be off for it.
-            out = self._git(
-                "check-ignore", "--no-index", "--", *paths, env={"GIT_LITERAL_PATHSPECS": "0"}
-            )
-        except GitError:  # check-ignore exits 1 when it ignores none of them
-            return []
-        return [line for line in out.splitlines() if line]
+        found: list[str] = []
+        for group in _chunks(paths):
+            try:
+                # check-ignore takes no pathspec magic, so literal pathspecs must be off for it.
+                out = self._git(
+                    "check-ignore", "--no-index", "--", *group, env={"GIT_LITERAL_PATHSPECS": "0"}
+                )
+            except GitError:  # check-ignore exits 1 when it ignores none of them
+                continue
+            found += [line for line in out.splitlines() if line]
+        return found
 
     def _untracked(self, paths: list[str]) -> list[str]:
         """Those of paths that exist, are not tracked and are not ignored."""
-        return self._names("ls-files", "--others", "--exclude-standard", "--", *paths)
+        return self._names_of(paths, "ls-files", "--others", "--exclude-standard")
+
+    def _names_of(self, paths: list[str], command: str, *args: str) -> list[str]:
+        """The names a git command prints for paths, run on as many groups as the command
+        line needs."""
+        found: list[str] = []
+        for group in _chunks(paths):
+            found += self._names(command, *args, "--", *group)
+        return found
 
     def _names(self, command: str, *args: str) -> list[str]:
         """The file names a git command prints, one per NUL-terminated entry."""
@@ -347,15 +352,57 @@ class Repo:
         return _run(self._repo.git, command, *args, env=env)
 
 
+def listed(names: list[str], most: int = 4) -> str:
+    """Names for a commit message: the first few, and how many more."""
+    shown = ", ".join(names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+@contextlib.contextmanager
+def _pathspec(paths: list[str]) -> Iterator[list[str]]:
+    """The arguments that give git these paths: on the command line, or, when they are too
+    many or too long for it, in a NUL-separated file (--pathspec-from-file)."""
+    if sum(len(p) + 1 for p in paths) < _ARGS_LIMIT:
+        yield ["--", *paths]
+        return
+    with tempfile.NamedTemporaryFile("wb", prefix="coder-paths-", delete=False) as handle:
+        handle.write(b"".join(os.fsencode(p) + b"\0" for p in paths))
+    try:
+        yield [f"--pathspec-from-file={handle.name}", "--pathspec-file-nul"]
+    finally:
+        os.unlink(handle.name)
+
+
+def _chunks(paths: list[str]) -> Iterator[list[str]]:
+    """paths in groups short enough for one command line."""
+    group: list[str] = []
+    size = 0
+    for path in paths:
+        if group and size + len(path) + 1 > _ARGS_LIMIT:
+            yield group
+            group, size = [], 0
+        group.append(path)
+        size += len(path) + 1
+    if group:
+        yield group
+
+
+_ARGS_LIMIT = 60_000
+"""Bytes of paths put on one git command line (systems allow 128 KB per argument list or more)."""
+
+
 def _run(runner: git.Git, command: str, *args: str, env: dict[str, str] | None = None) -> str:
     """The output of a git command; GitError with git's own reason when it fails."""
-    status, out, err = runner.execute(
-        ["git", *_CONFIG, command, *args],
-        env={**_ENV, **(env or {})},
-        with_extended_output=True,
-        with_exceptions=False,
-        strip_newline_in_stdout=False,
-    )
+    try:
+        status, out, err = runner.execute(
+            ["git", *_CONFIG, command, *args],
+            env={**_ENV, **(env or {})},
+            with_extended_output=True,
+            with_exceptions=False,
+            strip_newline_in_stdout=False,
+        )
+    except OSError as exc:  # git missing, or its arguments too long for the system
+        raise GitError(f"git {command} could not run: {exc.strerror or exc}") from None
     if status != 0:
         lines = [line.strip() for line in (err or out).splitlines() if line.strip()]
         reasons = [line for line in lines if line.startswith(("fatal:", "error:"))]

@@ -12,7 +12,7 @@ from pathlib import Path
 from coder import editing, prompt, rtc, selection, testrank
 from coder.errors import CoderError, GitError, NotCommitted, UsageError, WriteError
 from coder.model import Completion, Message, Model, Request, Usage, answered, with_ids
-from coder.repo import Repo
+from coder.repo import Repo, listed
 from coder.rtc import Change, RtcReport, RtcSettings
 from coder.selection import Selection
 from coder.selector import Choice
@@ -101,6 +101,8 @@ class Session:
     they steer coder or git (.env, .coder.conf.yml, hooks). The chat's first files count."""
     _before: dict[str, FileText] = field(default_factory=dict, repr=False)
     """The files this turn has written, as they were before it."""
+    _written: dict[str, str] = field(default_factory=dict, repr=False)
+    """What coder last wrote to each file."""
     _replies: int = field(default=0, repr=False)
     """Replies received, for the ids of function calls that came without one."""
 
@@ -112,6 +114,7 @@ class Session:
         with --rtc, then check the edit's round trip. Interrupted after some edits were
         written, it commits them before it stops, so that nothing is left half done."""
         self._before = {}
+        self._written = {}
         try:
             outcome = self._turn(text)
         except KeyboardInterrupt:
@@ -349,6 +352,7 @@ class Session:
             return False
         for path in fresh:
             before[path] = proposal.originals[path]
+        self._written.update(changed)
         return True
 
     def _finish(
@@ -378,14 +382,19 @@ class Session:
         return TurnOutcome(changed=changed, commits=(sha,), applied=applied, not_committed=stuck)
 
     def _give_up(self, before: dict[str, FileText], request: str) -> TurnOutcome:
-        """Edits still fail: the user decides whether the ones that applied are kept."""
+        """Edits still fail: the user decides whether the ones that applied are kept. A file
+        that changed since coder wrote it (the user edited it meanwhile) is left as it is."""
         if before and not self.config.dry_run:
             if self.terminal.confirm("Some edits failed. Keep the edits that did apply?"):
                 outcome = self._finish(before, request)
                 return replace(outcome, failed=True)
             current = {p: self.ws.read(p) for p in before}
-            self.ws.write_all({p: f.text for p, f in before.items() if f.exists}, current)
-            for path, original in before.items():
+            moved = [p for p in before if current[p].text != self._written.get(p)]
+            for path in moved:
+                self.terminal.error(f"{path} changed since coder wrote it: it is left as it is.")
+            back = {p: f for p, f in before.items() if p not in moved}
+            self.ws.write_all({p: f.text for p, f in back.items() if f.exists}, current)
+            for path, original in back.items():
                 if not original.exists:
                     self.ws.remove(path)
         return TurnOutcome(failed=True)
@@ -437,7 +446,7 @@ class Session:
         return TurnOutcome(changed=changed, commits=(sha,))
 
     def _commit_message(self, changed: tuple[str, ...]) -> str:
-        fallback = "coder: edit " + ", ".join(changed[:4])
+        fallback = "coder: edit " + listed(list(changed))
         model = self.weak_model or self.model
         diff = self.repo.diff(list(changed)) if self.repo else ""
         try:

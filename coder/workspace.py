@@ -102,16 +102,7 @@ class Workspace:
         WriteError when a file changed meanwhile, two names lead to one file, or the system
         refuses a write (the files are then as they were).
         """
-        planned = []
-        targets: dict[Path, str] = {}
-        for rel, text in contents.items():
-            original = originals.get(rel) or self.read(rel)
-            target = self.check(rel)
-            if target in targets:
-                other = targets[target]
-                raise WriteError(f"{rel} and {other} are the same file: nothing was written")
-            targets[target] = rel
-            planned.append((target, encode(text, original.encoding, rel)))
+        planned, targets = self.encode_all(contents, originals)
         self.verify({rel: originals[rel] for rel in contents if rel in originals})
         replaced: list[tuple[Path, bytes | None]] = []
         made: list[Path] = []
@@ -139,6 +130,23 @@ class Workspace:
                     f"cannot write {current}: {exc.strerror or exc}; nothing was changed"
                 ) from None
             raise
+
+    def encode_all(
+        self, contents: Mapping[str, str], originals: Mapping[str, FileText]
+    ) -> tuple[list[tuple[Path, bytes]], dict[Path, str]]:
+        """Each file's target and bytes, in its own encoding; FileEncodingError, PathError or
+        WriteError (two names, one file) before anything is written."""
+        planned = []
+        targets: dict[Path, str] = {}
+        for rel, text in contents.items():
+            original = originals.get(rel) or self.read(rel)
+            target = self.check(rel)
+            if target in targets:
+                other = targets[target]
+                raise WriteError(f"{rel} and {other} are the same file: nothing was written")
+            targets[target] = rel
+            planned.append((target, encode(text, original.encoding, rel)))
+        return planned, targets
 
     def verify(self, originals: Mapping[str, FileText]) -> None:
         """WriteError when a file is no longer what was read into originals."""

@@ -24,6 +24,9 @@ edits after that fail unsearched. Some 40 failing or loosely matching edits on a
 a few tenths of a second."""
 MAX_FUZZY = 10
 """Edits per reply for which a near-miss is looked for."""
+MAX_HOLDERS = 100
+"""Chat files searched for the text of an edit that names no file, or the wrong one; with more
+chat files, such an edit must name its file."""
 MAX_SPLIT = 10_000
 """The longest hunk (in lines) retried as its separate changes."""
 MAX_EXPLAINED = 3
@@ -47,27 +50,26 @@ class _State:
     tree: paths.Tree
     split: bool
     hays: dict[str, matching.Lines] = field(default_factory=dict)
+    meter: list[int] = field(default_factory=lambda: [0])
+    """The searching done on this reply so far (see matching.Lines.meter)."""
     cursor: dict[str, int] = field(default_factory=dict)
     """Per file, the line after the last edit applied to it: the next block goes after it."""
     notes: dict[str, str] = field(default_factory=dict)
     fuzzy_left: int = MAX_FUZZY
-    searched: int = 0
     explained: int = 0
 
     def hay(self, path: str) -> matching.Lines:
         """The document's lines, with their per-tier joined text cached until they change."""
         if path not in self.hays:
-            self.hays[path] = matching.Lines(self.docs[path].lines)
+            self.hays[path] = matching.Lines(self.docs[path].lines, self.meter)
         return self.hays[path]
 
     def changed(self, path: str) -> None:
-        hay = self.hays.pop(path, None)
-        if hay is not None:
-            self.searched += hay.spent
+        self.hays.pop(path, None)
 
     def spent(self) -> int:
-        """The searching done on this reply so far (see matching.Lines.spent)."""
-        return self.searched + sum(h.spent for h in self.hays.values())
+        """The searching done on this reply so far."""
+        return self.meter[0]
 
 
 def apply(
@@ -145,14 +147,38 @@ def _unnamed_target(edit: Edit, state: _State) -> str:
     if not path and not edit.mentions and len(state.chat) == 1:
         path = next(iter(state.chat))
     if not path:
-        raise _Miss(
-            Failure(
-                edit,
-                f"Block {edit.index} does not say which file it edits: put the file's path alone"
-                " on the line above the block's fence.",
-            )
-        )
+        raise _Miss(Failure(edit, _NO_NAME.format(n=edit.index)))
+    if edit.whole and not _fits(edit, path, state.docs[path]):
+        raise _Miss(Failure(edit, _NO_NAME.format(n=edit.index), path=path))
     return path
+
+
+_NO_NAME = (
+    "Block {n} does not say which file it edits: put the file's path alone on the line above"
+    " the block's fence."
+)
+KEEP_SHARE = 0.3
+"""The share of an existing file's lines that a whole-file block without a name must keep to be
+taken for a new version of it (a snippet or an example keeps less)."""
+_LANGUAGES = {
+    "diff": (".diff", ".patch"),
+    "patch": (".diff", ".patch"),
+    "json": (".json", ".jsonc", ".json5", ".ipynb"),
+}
+"""Fence languages that are usually a tool's output rather than a file, and the extensions of
+the files a block of that language can be."""
+
+
+def _fits(edit: Edit, path: str, doc: Document) -> bool:
+    """True when a whole-file block without a name can be a new version of the file at path:
+    its language fits the file's extension, and it keeps enough of the file's lines."""
+    if edit.language in _LANGUAGES and not path.lower().endswith(_LANGUAGES[edit.language]):
+        return False
+    old = {line.strip() for line in doc.lines if line.strip()} if doc.exists else set()
+    if not old:
+        return True
+    new = {line.strip() for line in split_lines(edit.updated) if line.strip()}
+    return len(old & new) >= KEEP_SHARE * len(old)
 
 
 def _not_in_chat(edit: Edit, path: str, state: _State) -> str:
@@ -247,8 +273,6 @@ def _insert(edit: Edit, path: str, doc: Document, updated: list[str]) -> tuple[s
         doc.lines[:] = updated
         doc.exists = True
         return ("created" if created else "whole"), 1.0
-    if updated and isinstance(matching.locate(doc.lines, updated, updated), matching.Found):
-        return "already-present", 1.0
     if edit.new_file:
         raise _Miss(
             Failure(
@@ -259,6 +283,8 @@ def _insert(edit: Edit, path: str, doc: Document, updated: list[str]) -> tuple[s
             )
         )
     if edit.insert_at is None:
+        if updated and _ends_with(doc.lines, updated):
+            return "already-present", 1.0
         doc.lines.extend(updated)
         return "appended", 1.0
     if edit.insert_at < 0:
@@ -271,8 +297,19 @@ def _insert(edit: Edit, path: str, doc: Document, updated: list[str]) -> tuple[s
             )
         )
     at = min(edit.insert_at, len(doc.lines))
+    if updated and doc.lines[at : at + len(updated)] == updated:
+        return "already-present", 1.0
     doc.lines[at:at] = updated
     return "inserted", 1.0
+
+
+def _ends_with(lines: list[str], tail: list[str]) -> bool:
+    """True when lines end with tail, blank lines at the very end aside (a reply sent twice)."""
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    while tail and not tail[-1].strip():
+        tail = tail[:-1]
+    return bool(tail) and lines[len(lines) - len(tail) :] == tail
 
 
 def _elided(edit, path, state: _State, pieces, updated_pieces) -> list[matching.Found]:
@@ -386,7 +423,9 @@ def _changes(original: list[str], updated: list[str]) -> bool:
 
 def _holders(edit: Edit, state: _State, among: set[str]) -> list[str]:
     """The files among those given in which the edit's ORIGINAL text stands once (none once
-    the reply's searching is used up)."""
+    the reply's searching is used up, or among more than MAX_HOLDERS files)."""
+    if len(among) > MAX_HOLDERS:
+        return []
     original = split_lines(edit.original)
     found = []
     for path in sorted(among):

@@ -69,6 +69,8 @@ class Edit:
     """File names the prose before the edit mentions, in order: used when path is ''."""
     call: int = -1
     """For a function format, which call of the reply (from 0) the edit came from."""
+    language: str = ""
+    """For a whole-file block without a name, its fence's language (to check the file fits)."""
     new_file: bool = False
     """The edit creates its file (a diff from /dev/null): it may not add to an existing one."""
     insert_at: int | None = None

@@ -77,7 +77,7 @@ def parse_blocks(text: str) -> list[Edit]:
         mentions = () if path else fences.mentions("\n".join(lines[prose_from:i]))
         number = len(edits) + 1
         check_count(number)
-        divider, stop, end = _layout(lines, i, number)
+        divider, stop, end = _layout(lines, i, number, fence or "```")
         edits.append(
             Edit(
                 path=path,
@@ -102,9 +102,10 @@ def _holds_block(fence_line: int, edits: list[Edit]) -> bool:
     return bool(edits) and edits[-1].line > fence_line
 
 
-def _layout(lines: list[str], head: int, number: int) -> tuple[int, int, int]:
+def _layout(lines: list[str], head: int, number: int, fence: str) -> tuple[int, int, int]:
     """For the block starting at head: its divider, where its replacement stops, and the line
-    that closes the block."""
+    that closes the block. Without a tail, only a bare closing line of the enclosing fence
+    (or a second divider) ends the block: a fence that opens a code example does not."""
     dividers: list[int] = []
     j = head + 1
     while j < len(lines) and not is_tail(lines[j]) and not is_head(lines[j]):
@@ -120,6 +121,7 @@ def _layout(lines: list[str], head: int, number: int) -> tuple[int, int, int]:
             f" dividing the text to find from its replacement:\n{_excerpt(lines, head)}"
         )
     strong = [d for d in dividers if _divider_width(lines[d]) == 7] or dividers
+    strong = [d for d in strong if not _underline(lines, d)] or strong
     if len(strong) >= 3 and len(strong) % 2:
         divider, second = strong[len(strong) // 2], None
     else:
@@ -128,15 +130,39 @@ def _layout(lines: list[str], head: int, number: int) -> tuple[int, int, int]:
         return divider, second if second is not None else j, j
     if second is not None:
         return divider, second, second
-    fence = next((k for k in range(divider + 1, j) if fences.is_fence_line(lines[k])), None)
-    if fence is not None:
-        return divider, fence, fence
+    closer = _closer(lines, divider + 1, j, fence)
+    if closer is not None:
+        return divider, closer, closer
     if j == len(lines):
         raise truncated(f"block {number}, before its >>>>>>> REPLACE line")
     raise ReplyError(
         f"Block {number} has no >>>>>>> REPLACE line: the next block starts at line {j + 1} of"
         " your reply before it ended. End every block with >>>>>>> REPLACE."
     )
+
+
+def _closer(lines: list[str], start: int, end: int, fence: str) -> int | None:
+    """The first bare closing line of fence in lines[start:end] that closes no code example
+    the replacement opened itself (```bash ... ```), or None."""
+    depth = 0
+    for k in range(start, end):
+        found = fences.opener(lines[k])
+        if found and found[1]:
+            depth += 1
+        elif fences.is_closer(lines[k], fence):
+            if depth == 0:
+                return k
+            depth -= 1
+    return None
+
+
+def _underline(lines: list[str], index: int) -> bool:
+    """True when a divider-like line is a markdown heading's underline: right under a line of
+    text and followed by a blank line (or the block's end)."""
+    above = lines[index - 1].strip() if index > 0 else ""
+    below = lines[index + 1].strip() if index + 1 < len(lines) else ""
+    text_above = bool(above) and not (is_head(above) or is_divider(above) or is_tail(above))
+    return text_above and (not below or is_tail(below))
 
 
 def _text(lines: list[str]) -> str:

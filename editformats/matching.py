@@ -17,6 +17,8 @@ from editformats import similarity
 
 MAX_PLACES = 20
 """An ambiguous text's places beyond this many are not counted."""
+_COMMON = 64
+"""A first line found more often than this is searched for in the joined text instead."""
 BUILD_COST = 6
 """What building a tier's joined text costs, in searches of the same size (Python-level work
 per line, against one pass in C for a search)."""
@@ -60,12 +62,38 @@ class Lines:
     """A file's lines and, per tier, their joined text, built once until the lines change."""
 
     lines: list[str]
+    meter: list[int] = field(default_factory=lambda: [0], repr=False)
+    """The work done so far, in characters gone through (building a joined text counts
+    BUILD_COST times its size, a search once); a meter shared by all the files of a reply."""
     _joined: dict[str, _Joined] = field(default_factory=dict, repr=False)
     _stripped: list[str] | None = field(default=None, repr=False)
     _size: int = field(default=-1, repr=False)
-    spent: int = 0
-    """The work done on these lines so far, in characters gone through (building a joined
-    text counts BUILD_COST times its size, a search once)."""
+    _where: dict[str, list[int]] | None = field(default=None, repr=False)
+    _scans: int = field(default=0, repr=False)
+
+    def where(self, line: str, start: int = 0) -> list[int]:
+        """The indexes (from start on) of the lines equal to line: a scan of the list, in C,
+        for the first few searches of these lines; then an index of every line, built once,
+        so that many searches of an unchanged file cost little each."""
+        self._scans += 1
+        if self._where is None and self._scans > 3:
+            self.meter[0] += BUILD_COST * len(self.lines)
+            where: dict[str, list[int]] = {}
+            for i, text in enumerate(self.lines):
+                where.setdefault(text, []).append(i)
+            self._where = where
+        if self._where is not None:
+            return [i for i in self._where.get(line, ()) if i >= start]
+        self.meter[0] += len(self.lines)
+        found, at = [], start
+        while len(found) <= _COMMON:
+            try:
+                at = self.lines.index(line, at)
+            except ValueError:
+                break
+            found.append(at)
+            at += 1
+        return found
 
     def size(self) -> int:
         """The characters of the lines, newlines included."""
@@ -82,7 +110,7 @@ class Lines:
     def joined(self, tier: str) -> _Joined:
         """The lines under the tier's key, joined."""
         if tier not in self._joined:
-            self.spent += BUILD_COST * self.size()
+            self.meter[0] += BUILD_COST * self.size()
             key, skip_blank = _TIERS[tier]
             stripped = self.stripped() if skip_blank else None
             index = [i for i, line in enumerate(stripped) if line] if stripped is not None else []
@@ -163,27 +191,18 @@ _TIERS: dict[str, tuple[Callable[[str], str] | None, bool]] = {
 
 
 def _exact_positions(hay: Lines, needle: list[str], start: int = 0) -> list[int]:
-    """Where needle starts verbatim, at line start or later. Candidates come from a scan of the
-    list for its first line (in C, with no text to build), unless that line is so common that
+    """Where needle starts verbatim, at line start or later. Candidates are the lines equal to
+    its first line, from the index of the file's lines, unless that line is so common that
     searching the joined text is cheaper."""
     if not needle:
         return []
-    lines, first, size = hay.lines, needle[0], len(needle)
-    hay.spent += len(lines)
-    found: list[int] = []
-    at, candidates = start, 0
-    while len(found) < MAX_PLACES:
-        try:
-            at = lines.index(first, at)
-        except ValueError:
-            return found
-        candidates += 1
-        if candidates > 64:
-            return _positions(hay, needle, "exact", start)
-        if lines[at : at + size] == needle:
-            found.append(at)
-        at += 1
-    return found
+    candidates = hay.where(needle[0], start)
+    if len(candidates) > _COMMON:
+        return _positions(hay, needle, "exact", start)
+    lines, size = hay.lines, len(needle)
+    hay.meter[0] += len(candidates) * size
+    found = [i for i in candidates if lines[i : i + size] == needle]
+    return found[:MAX_PLACES]
 
 
 def _positions(hay: Lines, needle: list[str], tier: str, start: int = 0) -> list[int]:
@@ -198,7 +217,7 @@ def _positions(hay: Lines, needle: list[str], tier: str, start: int = 0) -> list
     if line >= len(joined.offsets):
         return []
     pin = "\n" + "\n".join(kept if key is None else map(key, kept)) + "\n"
-    hay.spent += len(joined.text) - joined.offsets[line]
+    hay.meter[0] += len(joined.text) - joined.offsets[line]
     counted = joined.offsets[line]
     found: list[int] = []
     at = joined.text.find(pin, counted)

@@ -113,9 +113,10 @@ def require(item: dict, keys: tuple[str, ...], function: str, where: str) -> Non
 
 
 def text_of(value: object, field: str, function: str) -> str:
-    """A file text given as a string or as a list of lines, ending with a newline."""
+    """A file text given as a string or as a list of lines (each of which ends with a newline,
+    so that trailing blank lines stay as written), ending with a newline."""
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        value = "\n".join(value)
+        return "".join(v + "\n" for v in value)
     if not isinstance(value, str):
         raise ReplyError(f"{function}(): '{field}' must be a string or a list of strings.")
     return value if not value or value.endswith("\n") else value + "\n"

@@ -111,10 +111,14 @@ def parse(reply: Reply) -> list[Edit]:
 
 
 def _insertion_line(header: str) -> int:
-    """Where a hunk with only added lines goes, from its header: '@@ -12,0 +13,2 @@' inserts
-    after line 12; -1 when the header gives no line."""
-    counts = re.match(r"^@@ -(\d+)", header)
-    return int(counts.group(1)) if counts else -1
+    """Where a hunk with only added lines goes (from 0), from its header's new side, which
+    counts the lines earlier hunks added and removed: '@@ -12,0 +13,2 @@' puts its first line
+    at line 13. From the old side when the new one is missing; -1 when neither is given."""
+    new = re.match(r"^@@ -\d+(?:,\d+)? \+(\d+)", header)
+    if new:
+        return max(0, int(new.group(1)) - 1)
+    old = re.match(r"^@@ -(\d+)", header)
+    return int(old.group(1)) if old else -1
 
 
 def _short(header: str, hunk: list[str]) -> bool:

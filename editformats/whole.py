@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from editformats import applier, editblock, examples, fences, paths
 from editformats.edit import Edit, EditFormat, Reply, check_count
-from editformats.errors import truncated
+from editformats.errors import ReplyError, truncated
 
 SYSTEM_PROMPT = """\
 You are an expert programmer who edits the user's files. Keep to what the user asks.
@@ -41,44 +41,69 @@ def parse(reply: Reply) -> list[Edit]:
     block holding search/replace markers is read as such.
     """
     lines = fences.prepare(reply.text).split("\n")
+    found = fences.find_fences(lines)
     edits: list[Edit] = []
     last = None
-    for fence in fences.find_fences(lines):
+    for k, fence in enumerate(found):
         if not fence.closed:
             raise truncated(f"the fenced block opened at line {fence.opener + 1} ({fence.marker})")
         body = lines[fence.start : fence.end]
         name = fences.filename_before(lines, fence.opener) or fences.info_filename(fence.info)
+        if not name and _is_output(fence.info, body):
+            continue
         if not name and body and paths.looks_like_path(paths.clean(body[0])):
             name, body = paths.clean(body[0]), body[1:]
         if _has_blocks(body):
             edits.extend(editblock.parse_blocks("\n".join([name, "```", *body, "```"])))
         elif name:
+            _check_markdown_fence(name, fence, lines, found[k + 1 :])
             edits.append(_edit(name, body, fence.opener))
-        elif not _is_output(fence.info, body):
+        else:
             intro = _intro(lines, fence.opener)
+            unnamed = replace(_edit("", body, fence.opener), language=fence.info.lower())
             if intro.endswith(":") and (named := fences.mentions(intro)):
-                edits.append(replace(_edit("", body, fence.opener), mentions=named))
+                edits.append(replace(unnamed, mentions=named))
             else:
-                last = (fence, body)
+                last = (fence, unnamed)
         check_count(len(edits))
     if not edits and last is not None:
-        fence, body = last
+        fence, unnamed = last
         mentions = fences.mentions(_paragraph_before(lines, fence.opener))
-        edits.append(replace(_edit("", body, fence.opener), mentions=mentions))
+        edits.append(replace(unnamed, mentions=mentions))
     return [replace(edit, index=n) for n, edit in enumerate(edits, 1)]
+
+
+_MARKDOWN = (".md", ".markdown", ".mdx", ".rst", ".txt")
+
+
+def _check_markdown_fence(name: str, fence, lines: list[str], later: list) -> None:
+    """ReplyError when a markdown file's fence of three backticks closes where the file may
+    just have its own code example: a bare fence follows soon, with no file name before it."""
+    if not name.lower().endswith(_MARKDOWN) or fence.marker != "```" or not later:
+        return
+    following = later[0]
+    if following.info or fences.filename_before(lines, following.opener):
+        return
+    if following.opener - fence.end <= 30:
+        raise ReplyError(
+            f"The block for {name} seems to end early: its fence of three backticks closes at"
+            f" line {fence.end + 1}, which may be the file's own ``` line. Fence a file that"
+            " holds ``` lines with four backticks (````)."
+        )
 
 
 _OUTPUT = frozenset(
     {"text", "txt", "output", "plaintext", "console", "pycon", "log", "shell-session", "sh-session"}
 )
 """Fence languages of program output rather than files."""
-_PROMPTS = ("$ ", ">>> ", "PS> ", "C:\\>")
-"""How a terminal session's first line starts."""
+_PROMPTS = ("$ ", ">>> ", "PS> ", "C:\\>", "Traceback (most recent call last)")
+"""How a terminal session or a Python error's first line starts."""
 
 
 def _is_output(info: str, body: list[str]) -> bool:
-    """True for a block of shell commands or program output, which never becomes a file."""
-    language = info.lower()
+    """True for a block of shell commands or program output, which becomes no file unless it
+    is named."""
+    language = info.lower().split(":")[0]
     if language in fences.SHELL_LANGUAGES or language in _OUTPUT:
         return True
     first = next((line for line in body if line.strip()), "")
@@ -104,8 +129,10 @@ def _edit(name: str, body: list[str], opener: int) -> Edit:
 
 
 def _has_blocks(body: list[str]) -> bool:
-    """True when a fenced block holds search/replace blocks rather than a file."""
-    return any(map(editblock.is_head, body)) and any(map(editblock.is_divider, body))
+    """True when a fenced block holds search/replace blocks rather than a file: markers at the
+    start of their lines (indented ones are a document's examples)."""
+    heads = any(line.startswith("<<<<<") and editblock.is_head(line) for line in body)
+    return heads and any(line.startswith("=====") and editblock.is_divider(line) for line in body)
 
 
 def _paragraph_before(lines: list[str], index: int) -> str:

@@ -252,3 +252,41 @@ def test_an_ignored_file_is_written_and_the_output_says_it_is_not_committed(
     assert main(["--apply", str(path), "--edit-format", "whole", "local.py"]) == exits.OK
     assert "local.py is written but not committed: it is ignored by git" in capsys.readouterr().err
     assert (repo / "local.py").read_text() == "L = 2\n"
+
+
+FAKE_GPG = """#!/bin/sh
+# Signs anything, as gpg reports it: the signature on stdout, the status on stderr.
+cat >/dev/null
+echo "[GNUPG:] SIG_CREATED D 1 8 00 0 0" >&2
+printf -- '-----BEGIN PGP SIGNATURE-----\\nfake\\n-----END PGP SIGNATURE-----\\n'
+"""
+
+
+def _staged_and_unstaged(repo: Path) -> None:
+    (repo / "hello.py").write_text("# staged\n" + HELLO)
+    git(repo, "add", "hello.py")
+    (repo / "hello.py").write_text("# staged\n# and more\n" + HELLO)
+
+
+def test_commits_are_signed_when_git_is_set_to_sign_them(repo: Path) -> None:
+    gpg = repo.parent / "gpg"
+    gpg.write_text(FAKE_GPG)
+    gpg.chmod(0o755)
+    git(repo, "config", "commit.gpgSign", "true")
+    git(repo, "config", "gpg.program", str(gpg))
+    _staged_and_unstaged(repo)
+    assert apply(repo) == exits.OK
+    assert len(subjects(repo)) == 4
+    for n in range(3):
+        assert "gpgsig -----BEGIN PGP SIGNATURE-----" in git(repo, "cat-file", "-p", f"HEAD~{n}")
+
+
+def test_a_signature_that_fails_leaves_the_repository_as_it_was(repo: Path, capsys) -> None:
+    git(repo, "config", "commit.gpgSign", "true")
+    git(repo, "config", "gpg.program", "false")
+    _staged_and_unstaged(repo)
+    assert apply(repo) == exits.USAGE
+    assert "Nothing was written" in capsys.readouterr().err
+    assert subjects(repo) == ["start"]
+    assert git(repo, "show", ":hello.py") == "# staged\n" + HELLO
+    assert (repo / "hello.py").read_text() == "# staged\n# and more\n" + HELLO

@@ -127,5 +127,5 @@ def test_a_three_exercise_benchmark_with_the_local_model(tmp_path: Path) -> None
     summary = json.loads(summary_file.read_text())
     print(json.dumps(summary, indent=1))  # the figures, for the README (pytest -s shows them)
     assert summary["selected"] == 3
-    assert summary["completed"] + summary["errored"] == 3
+    assert summary["completed"] + summary["errors"] == 3
     assert summary["completion_tokens"] > 0 and summary["completion_tokens_per_second"] > 0

@@ -1,1 +1,2 @@
+import os
 B = 1

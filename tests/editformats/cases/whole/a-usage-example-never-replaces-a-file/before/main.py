@@ -1,0 +1,5 @@
+import app
+
+
+def main():
+    app.run()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import re
 import sys
 import tempfile
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from benchmark import report
 from benchmark.runner import ExerciseResult, RunSettings, run_exercise
+from sandbox import KINDS
 
 DEFAULT_EXERCISES = Path("..") / "shared" / "exercism-python" / "practice"
 FAKE_MODELS = ("oracle", "oracle-retry")
@@ -37,7 +39,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--exercises-dir", type=Path, default=DEFAULT_EXERCISES)
     p.add_argument("--runs-dir", type=Path, default=Path("benchmark-runs"))
     p.add_argument("--repeat", type=int, default=1, help="run everything N times")
-    p.add_argument("--test-timeout", type=float, default=60.0)
+    p.add_argument("--test-timeout", type=float, default=60.0, help="seconds per test run")
+    p.add_argument(
+        "--sandbox",
+        default="auto",
+        choices=KINDS,
+        help="how the model's code is contained (auto: bwrap where it works, else rlimit)",
+    )
     p.add_argument(
         "--candidates", type=int, default=1, metavar="N", help="N candidates per request"
     )
@@ -84,10 +92,21 @@ def _main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    from exercism import TestSetup
+    from sandbox import Limits, SandboxError, get_sandbox, secret_values
+
+    try:
+        sandbox = get_sandbox(args.sandbox)
+    except SandboxError as exc:
+        print(f"benchmark: --sandbox {args.sandbox}: {exc}", file=sys.stderr)
+        return 2
+    print(f"benchmark: the tests run in {sandbox.description}", file=sys.stderr)
+    limits = Limits(seconds=args.test_timeout)
+    tests = TestSetup(sandbox, limits, secret_values(os.environ))
     settings = RunSettings(
         args.edit_format,
         args.tries,
-        test_timeout=args.test_timeout,
+        tests=tests,
         candidates=args.candidates,
         rtc=args.rtc,
     )

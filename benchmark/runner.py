@@ -4,7 +4,6 @@ loop, the tests run, and one retry (by default) gets the test errors."""
 from __future__ import annotations
 
 import io
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -18,7 +17,7 @@ from coder.session import Session, SessionConfig
 from coder.terminal import Terminal
 from coder.workspace import Workspace
 from editformats import get_format
-from exercism import Exercise, copy_to, restore_tests, run_tests
+from exercism import Exercise, TestSetup, copy_to, run_tests, solution_of
 
 INSTRUCTIONS = """\
 {instructions}
@@ -44,7 +43,9 @@ class RunSettings:
     """Attempts per exercise: the first, then retries with the test errors."""
     max_reflections: int = 3
     """Malformed replies sent back to the model within one attempt, as in the chat."""
-    test_timeout: float = 60.0
+    tests: TestSetup = field(default_factory=TestSetup)
+    """The sandbox the tests run in, its limits (the test timeout among them), the secrets
+    to redact from their output."""
     candidates: int = 1
     """Candidate replies per request, chosen between by the LLM selector."""
     rtc: bool = False
@@ -123,8 +124,9 @@ def run_exercise(
         for attempt in range(1, settings.tries + 1):
             session.turn(message)
             _judge_candidates(result, session, exercise, settings, attempt)
-            restore_tests(exercise, workdir)
-            run = run_tests(exercise, workdir, settings.test_timeout)
+            # A fresh copy of the pristine exercise with only the solution files: nothing else
+            # the model wrote (a conftest.py, a changed test) reaches the tests.
+            run = run_tests(exercise, solution_of(exercise, workdir), settings.tests)
             _count_test_run(result, run)
             if run.passed:
                 break
@@ -148,12 +150,10 @@ def _judge_candidates(
         return
     passed = {}
     for c in made.distinct:
-        with tempfile.TemporaryDirectory(prefix="candidate-") as scratch:
-            copy = copy_to(exercise, Path(scratch) / exercise.name)
-            files = {p: f.text for p, f in c.proposal.originals.items() if f.exists}
-            for path, text in (files | dict(c.proposal.result.files)).items():
-                (copy / path).write_text(text)
-            passed[c.label] = run_tests(exercise, copy, settings.test_timeout).passed
+        files = {p: f.text for p, f in c.proposal.originals.items() if f.exists}
+        files |= dict(c.proposal.result.files)
+        solution = {p: t for p, t in files.items() if p in exercise.solution_files}
+        passed[c.label] = run_tests(exercise, solution, settings.tests).passed
     result.selections.append(
         {
             "try": n,

@@ -11,6 +11,8 @@ from __future__ import annotations
 # start-up is caught and reported instead of printing a traceback.
 import sys
 
+from sandbox import KINDS
+
 INTERRUPTED = 130
 """The exit status after Ctrl-C (coder.exits.INTERRUPTED)."""
 
@@ -33,6 +35,11 @@ def build_parser():
     p.add_argument("--max-reflections", type=int, help="retries of failed edits (default: 3)")
     p.add_argument("--read", action="append", metavar="FILE", help="add FILE read-only")
     p.add_argument("--test-cmd", help="the command /test runs")
+    p.add_argument(
+        "--sandbox",
+        choices=KINDS,
+        help="run /test and candidates' tests in a copy of the files, contained (auto: bwrap)",
+    )
     p.add_argument("--timeout", type=float, help="seconds to wait for a reply")
     p.add_argument("-m", "--message", help="run one request and exit")
     p.add_argument("--message-file", type=Path, help="run the request in this file and exit")

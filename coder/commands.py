@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from coder import testrank
 from coder.errors import CoderError, PathError, UsageError
 
 if TYPE_CHECKING:
@@ -182,7 +183,10 @@ def _test(chat: Chat, args: str) -> None:
     cmd = args or chat.config.test_cmd
     if not cmd:
         raise UsageError("no test command: pass --test-cmd or give one: /test pytest -x")
-    status, output = _shell(chat, cmd)
+    if chat.session.config.sandbox is not None:
+        status, output = _contained(chat, cmd)
+    else:
+        status, output = _shell(chat, cmd)
     if status == 0:
         chat.terminal.say("The tests pass.")
     elif chat.terminal.confirm("The tests fail. Ask the model to fix them?", default=True):
@@ -306,6 +310,18 @@ def _repo(chat: Chat):
     if chat.session.repo is None:
         raise CoderError("not using git (--no-git), so there are no commits")
     return chat.session.repo
+
+
+def _contained(chat: Chat, cmd: str) -> tuple[int, str]:
+    """Run cmd in a sandboxed copy of the repository's files; (exit status, output)."""
+    session = chat.session
+    files = session.repo.files() if session.repo else testrank.tree_files(session.ws.root)
+    timeout = chat.config.timeout
+    run = testrank.run_in_copy(session.ws.root, files, {}, cmd, timeout, session.config.sandbox)
+    if run.output:
+        chat.terminal.say(run.output)
+    chat.terminal.say(f"(exit status {run.status}, in a sandboxed copy of the files)")
+    return run.status, run.output
 
 
 def _shell(chat: Chat, cmd: str) -> tuple[int, str]:

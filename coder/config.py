@@ -51,6 +51,9 @@ class Config:
     """Candidate replies per request; with more than one, an LLM selector picks."""
     candidate_tests: bool = True
     """Rank candidates by the test command, when there is one."""
+    sandbox: str | None = None
+    """Run /test and the candidates' tests in a copy of the files, in this sandbox (auto,
+    bwrap, rlimit or none); unset, /test runs in the working tree as a plain command."""
     rtc: bool = False
     """Run the round-trip correctness check after every edit."""
     rtc_samples: int = 3

@@ -15,6 +15,7 @@ from coder.selector import Choice
 from coder.terminal import Terminal
 from coder.workspace import Workspace
 from editformats import EditFormat
+from sandbox import Sandbox
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,8 @@ class TestSetup:
     files: tuple[str, ...]
     """The repository's files, copied into each temporary test folder."""
     timeout: float = 600.0
+    sandbox: Sandbox | None = None
+    """Where the tests run; None: a plain subprocess with the user's environment."""
 
 
 @dataclass(frozen=True)
@@ -98,10 +101,11 @@ def make(setup: Setup, request: Request, request_text: str, n: int) -> Selection
 
 def _with_tests(distinct: list[Candidate], root: Path, tests: TestSetup) -> list[Candidate]:
     files = list(tests.files)
-    base = testrank.run_in_copy(root, files, {}, tests.cmd, tests.timeout)
+    base = testrank.run_in_copy(root, files, {}, tests.cmd, tests.timeout, tests.sandbox)
     ranked = []
     for c in distinct:
-        run = testrank.run_in_copy(root, files, c.proposal.result.files, tests.cmd, tests.timeout)
+        changes = c.proposal.result.files
+        run = testrank.run_in_copy(root, files, changes, tests.cmd, tests.timeout, tests.sandbox)
         ranked.append(replace(c, tests=testrank.evidence(base, run)))
     return ranked
 

@@ -20,6 +20,7 @@ from coder.terminal import Terminal
 from coder.workspace import FileText, Workspace
 from editformats import EditFormat, ReplyError, TruncatedReply, feedback
 from editformats.errors import truncated
+from sandbox import Sandbox
 
 COMMIT_TOKENS = 100
 """Enough for one line; a model that rambles on is cut off, and the first line kept."""
@@ -46,6 +47,8 @@ class SessionConfig:
     test_cmd: str | None = None
     """The test command; when set, candidates are also ranked by it."""
     candidate_tests: bool = True
+    sandbox: Sandbox | None = None
+    """Where /test and the candidates' tests run; None: plain commands."""
     """Run the test command on each distinct candidate (when there is one)."""
     consistency_prompt: bool = False
     """Put the consistency instruction before the edit format's system prompt."""
@@ -284,7 +287,7 @@ class Session:
         if not self.config.test_cmd or not self.config.candidate_tests:
             return None
         files = self.repo.files() if self.repo else testrank.tree_files(self.ws.root)
-        return selection.TestSetup(self.config.test_cmd, tuple(files))
+        return selection.TestSetup(self.config.test_cmd, tuple(files), self.config.sandbox)
 
     def _call(self, request: Request) -> Completion:
         self.terminal.start_reply()

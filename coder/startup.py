@@ -102,6 +102,7 @@ def _session(config, ws: Workspace, repo: Repo | None, terminal: Terminal, files
     if config.rtc_samples < 1 or not 0 < config.rtc_threshold <= 1:
         raise UsageError("--rtc-samples must be at least 1 and --rtc-threshold in (0, 1]")
     weak = _model(config, config.weak_model, terminal) if config.weak_model else None
+    contained = _sandbox(config.sandbox, terminal)
     return Session(
         model=_model(config, config.model, terminal),
         fmt=fmt,
@@ -116,6 +117,7 @@ def _session(config, ws: Workspace, repo: Repo | None, terminal: Terminal, files
             candidates=config.candidates,
             test_cmd=config.test_cmd,
             candidate_tests=config.candidate_tests,
+            sandbox=contained,
             consistency_prompt=config.consistency_prompt,
             rtc=config.rtc,
             rtc_settings=RtcSettings(config.rtc_samples, config.rtc_threshold),
@@ -125,6 +127,20 @@ def _session(config, ws: Workspace, repo: Repo | None, terminal: Terminal, files
         read_only=read_only,
         transcript=ws.root / TRANSCRIPT,
     )
+
+
+def _sandbox(kind: str | None, terminal: Terminal):
+    """The sandbox asked for, said at start; None when none was."""
+    if kind is None:
+        return None
+    from sandbox import SandboxError, get_sandbox
+
+    try:
+        chosen = get_sandbox(kind)
+    except SandboxError as exc:
+        raise UsageError(f"--sandbox {kind}: {exc}") from None
+    terminal.say(f"Tests run in {chosen.description}.")
+    return chosen
 
 
 def _model(config, name: str, terminal: Terminal):

@@ -1,5 +1,6 @@
 """Running the test command on candidate changes, each in its own temporary copy of the
-repository, and comparing per test with the unedited code. The working tree is never touched.
+repository (in a sandbox when the user asks for one), and comparing per test with the
+unedited code. The working tree is never touched.
 
 Per-test results come from pytest's JUnit XML (asked for through PYTEST_ADDOPTS); for any
 other test command only the exit status is compared.
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coder.candidates import TestEvidence
+from sandbox import Limits, Sandbox, redact, secret_values
 
 REPORT = "coder-junit.xml"
 
@@ -28,12 +30,20 @@ class TestRun:
     status: int
     outcomes: dict[str, bool]
     """Test id -> passed; empty when the command gave no JUnit report."""
+    output: str = ""
+    """What the command printed (in a sandbox: secrets redacted, capped)."""
 
 
 def run_in_copy(
-    root: Path, files: list[str], changes: Mapping[str, str], cmd: str, timeout: float
+    root: Path,
+    files: list[str],
+    changes: Mapping[str, str],
+    cmd: str,
+    timeout: float,
+    sandbox: Sandbox | None = None,
 ) -> TestRun:
-    """Copy files from root to a temporary folder, write changes over them, run cmd there."""
+    """Copy files from root to a temporary folder, write changes over them, run cmd there (in
+    sandbox, when given)."""
     with tempfile.TemporaryDirectory(prefix="coder-tests-") as scratch:
         copy = Path(scratch) / "repo"
         for rel in files:
@@ -44,7 +54,25 @@ def run_in_copy(
         for rel, text in changes.items():
             (copy / rel).parent.mkdir(parents=True, exist_ok=True)
             (copy / rel).write_text(text, encoding="utf-8", newline="")
+        if sandbox is not None:
+            return _contained(copy, cmd, timeout, sandbox)
         return _run(copy, Path(scratch) / REPORT, cmd, timeout)
+
+
+SANDBOX_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "VIRTUAL_ENV", "PYTHONPATH", "TZ")
+"""What a sandboxed test command keeps of the user's environment: no keys, tokens or passwords."""
+
+
+def _contained(folder: Path, cmd: str, timeout: float, sandbox: Sandbox) -> TestRun:
+    env = {k: v for k, v in os.environ.items() if k in SANDBOX_ENV}
+    # The report goes in the copy, the only place the sandbox may write.
+    env["PYTEST_ADDOPTS"] = f"--junitxml={REPORT}"
+    outcome = sandbox.run(["/bin/sh", "-c", cmd], folder, Limits(seconds=timeout), env)
+    output = redact(outcome.output, secret_values(os.environ))
+    if outcome.exceeded:
+        output += f"\n(stopped: the tests passed the sandbox's limit on {outcome.exceeded})"
+    status = -1 if outcome.status is None else outcome.status
+    return TestRun(status, read_junit(folder / REPORT), output.strip())
 
 
 def _run(folder: Path, report: Path, cmd: str, timeout: float) -> TestRun:

@@ -1,16 +1,17 @@
 """Exercism exercises: load them, run their tests, clean the test output. No model."""
 
-from exercism.exercise import Exercise, ExerciseError, copy_to, discover, load, restore_tests
-from exercism.testrun import TestRun, clean, run_tests
+from exercism.exercise import Exercise, ExerciseError, copy_to, discover, load
+from exercism.testrun import TestRun, TestSetup, clean, run_tests, solution_of
 
 __all__ = [
     "Exercise",
     "ExerciseError",
     "TestRun",
+    "TestSetup",
     "clean",
     "copy_to",
     "discover",
     "load",
-    "restore_tests",
     "run_tests",
+    "solution_of",
 ]

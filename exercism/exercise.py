@@ -64,9 +64,3 @@ def copy_to(exercise: Exercise, destination: Path) -> Path:
         exercise.folder, destination, ignore=shutil.ignore_patterns(".meta", ".docs", ".*")
     )
     return destination
-
-
-def restore_tests(exercise: Exercise, workdir: Path) -> None:
-    """Put the original test files back, whatever the model did to them."""
-    for name in exercise.test_files:
-        shutil.copy2(exercise.folder / name, workdir / name)

@@ -1,22 +1,45 @@
-"""Running an exercise's tests in a subprocess: a timeout, resource limits, a scrubbed
-environment, and output cleaned so that identical results print identical text."""
+"""Running an exercise's tests on a model's solution, contained: a fresh copy of the pristine
+exercise plus only the solution files, in a sandbox with limits on the whole process tree and
+an allow-listed environment. Pass or fail is decided here, from the exit status and the test
+report, after the sandbox is gone; the output is cleaned so that identical results print
+identical text, and any secret of this process in it is redacted."""
 
 from __future__ import annotations
 
-import os
+import ast
+import functools
 import re
-import subprocess
 import sys
-import time
-from dataclasses import dataclass
+import tempfile
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from exercism.exercise import Exercise
+from exercism.exercise import Exercise, copy_to
+from sandbox import Limits, Sandbox, get_sandbox, redact
 
-MEMORY_LIMIT = 2 * 1024**3
-"""Bytes of address space the tests may use."""
-CPU_SECONDS = 120
-"""Processor seconds the tests may use."""
+REPORT = ".coder-junit.xml"
+"""The test report pytest writes in the run's folder, read once the sandbox is gone."""
+ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONHASHSEED": "0",
+    # The user's pytest plugins would slow every run by a second or more, and change it.
+    "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+}
+"""The whole environment of the tests (an allow-list: no key of the user's reaches them)."""
+
+
+@dataclass(frozen=True)
+class TestSetup:
+    """How tests run: the sandbox, its limits, the secrets to redact from what they print."""
+
+    sandbox: Sandbox | None = None
+    """None: the strongest sandbox this machine allows, chosen once."""
+    limits: Limits = field(default_factory=Limits)
+    secrets: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -25,62 +48,144 @@ class TestRun:
 
     passed: bool
     output: str
-    """pytest's output, cleaned of timings and temporary paths."""
+    """pytest's output, cleaned of timings and temporary paths, secrets redacted."""
     timed_out: bool = False
     seconds: float = 0.0
+    exceeded: str | None = None
+    """The limit that stopped the tests, if one did: time, cpu, memory or processes."""
 
 
-def run_tests(exercise: Exercise, workdir: Path, timeout: float = 60.0) -> TestRun:
-    """Run the exercise's tests in workdir with pytest, in a subprocess that cannot run long,
-    grow large, or see the user's environment."""
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tb=short"]
-    command += exercise.test_files
-    began = time.perf_counter()
-    try:
-        done = subprocess.run(
-            command,
-            cwd=workdir,
-            env=_scrubbed_env(workdir),
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=timeout,
-            preexec_fn=_limit if os.name == "posix" else None,
+def solution_of(exercise: Exercise, workdir: Path) -> dict[str, str]:
+    """The solution files as the model left them in workdir (a symlink or a file that is not
+    text counts as missing: the tests then fail to import it)."""
+    found = {}
+    for name in exercise.solution_files:
+        path = workdir / name
+        if path.is_file() and not path.is_symlink():
+            try:
+                found[name] = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+    return found
+
+
+def run_tests(
+    exercise: Exercise, solution: Mapping[str, str], setup: TestSetup | None = None
+) -> TestRun:
+    """Run the exercise's tests on solution (solution file -> text) in the sandbox."""
+    setup = setup or TestSetup()
+    sandbox = setup.sandbox or default_sandbox()
+    with tempfile.TemporaryDirectory(prefix="coder-tests-") as scratch:
+        folder = copy_to(exercise, Path(scratch) / exercise.name)
+        _writable(folder)
+        for name in exercise.solution_files:
+            (folder / name).unlink(missing_ok=True)
+            if name in solution:
+                (folder / name).write_text(solution[name], encoding="utf-8")
+        command = [sys.executable, "-B", "-s", "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+        command += ["--noconftest", "--tb=short", f"--junitxml={REPORT}", *exercise.test_files]
+        outcome = sandbox.run(command, folder, setup.limits, ENV)
+        outcomes = read_report(folder / REPORT)
+    expected = expected_tests(exercise)
+    passed = (
+        outcome.status == 0
+        and bool(outcomes)
+        and FAILED not in outcomes.values()
+        and all(outcomes.get(name) == PASSED for name in expected)
+    )
+    text = clean(outcome.output, folder, "/sandbox")
+    if outcome.exceeded:
+        text += f"\nThe tests were stopped: they passed the {_LIMITS[outcome.exceeded]}."
+    elif outcome.status == 0 and not passed:
+        text += (
+            "\nThe tests exited with status 0 but their report does not show every test passing."
         )
-    except subprocess.TimeoutExpired as exc:
-        out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else ""
-        seconds = time.perf_counter() - began
-        text = clean(out, workdir) + f"\nThe tests did not finish within {timeout:.0f} seconds."
-        return TestRun(False, text.strip(), timed_out=True, seconds=seconds)
-    seconds = time.perf_counter() - began
-    return TestRun(done.returncode == 0, clean(done.stdout + done.stderr, workdir), False, seconds)
+    timed_out = outcome.exceeded in ("time", "cpu")
+    return TestRun(
+        passed,
+        redact(text.strip(), setup.secrets),
+        timed_out,
+        outcome.seconds,
+        outcome.exceeded,
+    )
 
 
-def clean(output: str, workdir: Path) -> str:
+def _writable(folder: Path) -> None:
+    """Open the copy to its owner: the source may be read-only, and the sandbox runs without
+    the privilege to write anyway."""
+    for path in [folder, *folder.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod(0o755 if path.is_dir() else 0o644)
+
+
+_LIMITS = {
+    "time": "limit on wall time",
+    "cpu": "limit on processor time",
+    "memory": "limit on memory",
+    "processes": "limit on the number of processes",
+}
+
+
+@functools.cache
+def default_sandbox() -> Sandbox:
+    """The strongest sandbox this machine allows, chosen once per process."""
+    return get_sandbox("auto")
+
+
+def expected_tests(exercise: Exercise) -> set[str]:
+    """The tests the pristine test files define and do not skip, as "Class.test_name" (or
+    "test_name" at module level): every one must be in the report, and pass."""
+    names = set()
+    for name in exercise.test_files:
+        try:
+            tree = ast.parse((exercise.folder / name).read_text())
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for node in tree.body:
+            if _is_test(node):
+                names.add(node.name)
+            elif isinstance(node, ast.ClassDef) and not _skipped(node):
+                names.update(f"{node.name}.{item.name}" for item in node.body if _is_test(item))
+    return names
+
+
+def _is_test(node: ast.AST) -> bool:
+    return isinstance(node, ast.FunctionDef) and node.name.startswith("test") and not _skipped(node)
+
+
+def _skipped(node: ast.FunctionDef | ast.ClassDef) -> bool:
+    """Whether a decorator of the pristine file skips it (unittest.skip, pytest.mark.skip...)."""
+    return any("skip" in ast.unparse(d).lower() for d in node.decorator_list)
+
+
+PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
+
+
+def read_report(path: Path) -> dict[str, str]:
+    """Test ("Class.test" or "test") -> passed, failed or skipped, from pytest's JUnit XML;
+    empty if unreadable."""
+    try:
+        tree = ET.parse(path)
+    except (OSError, ET.ParseError):
+        return {}
+    outcomes = {}
+    for case in tree.iter("testcase"):
+        module_and_class = case.get("classname", "")
+        owner = module_and_class.rsplit(".", 1)[-1] if "." in module_and_class else ""
+        name = f"{owner}.{case.get('name', '')}" if owner else case.get("name", "")
+        if any(case.find(tag) is not None for tag in ("failure", "error")):
+            outcomes[name] = FAILED
+        elif outcomes.get(name) != FAILED:
+            outcomes[name] = SKIPPED if case.find("skipped") is not None else PASSED
+    return outcomes
+
+
+def clean(output: str, *workdirs: Path | str) -> str:
     """The output without the parts that change from run to run: timings, paths, addresses."""
-    text = output.replace(str(workdir), ".")
+    text = output
+    for workdir in workdirs:
+        text = text.replace(str(workdir), ".")
     text = re.sub(r" in \d+(\.\d+)?s( \([0-9:]+\))?", "", text)
     text = re.sub(r"0x[0-9a-fA-F]{6,}", "0x...", text)
     text = re.sub(r"/tmp/[^\s:'\"]+", "<tmp>", text)
     return "\n".join(line.rstrip() for line in text.strip().splitlines())
-
-
-def _scrubbed_env(workdir: Path) -> dict[str, str]:
-    """Only what Python needs: no API keys or other secrets of the user reach the tests."""
-    return {
-        "PATH": os.defpath,
-        "HOME": str(workdir),
-        "LANG": "C.UTF-8",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONHASHSEED": "0",
-        # The user's pytest plugins would slow every run by a second or more, and change it.
-        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-    }
-
-
-def _limit() -> None:
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-    resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))

@@ -41,3 +41,8 @@ def test_one_module_per_outside_system() -> None:
     for system in ("git", "litellm"):
         users = [module for module, names in every.items() if system in names]
         assert len(users) <= 1, (system, users)
+
+
+def test_sandbox_imports_no_other_package_of_the_project() -> None:
+    for module, names in imports("sandbox").items():
+        assert not names & {"coder", "benchmark", "exercism", "editformats"}, module

@@ -199,3 +199,51 @@ def test_selection_and_round_trip_figures() -> None:
     assert summary["pass_rate_among_rtc_pass"] == 100.0
     assert summary["pass_rate_among_rtc_fail"] == 50.0  # WEAK counts as not passing RTC
     assert summary["rtc_tokens"] == 20
+
+
+HOSTILE = """conftest.py
+```python
+import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    outcome.get_result().outcome = "passed"
+```
+
+two_fer.py
+```python
+import os
+
+
+def _steal():
+    found = []
+    for pid in os.listdir("/proc"):
+        try:
+            found.append(open(f"/proc/{pid}/environ", "rb").read().decode(errors="replace"))
+        except OSError:
+            pass
+    return " ".join(found)
+
+
+def two_fer(name="you"):
+    return _steal() + os.environ.get("OPENAI_API_KEY", "")
+```
+"""
+
+
+@needs_exercises
+def test_a_hostile_solution_neither_passes_nor_leaks(tmp_path: Path, monkeypatch) -> None:
+    from benchmark.runner import RunSettings, run_exercise
+    from exercism import load
+
+    canary = "sk-canary-0b1c2d3e4f5a6b7c"
+    monkeypatch.setenv("OPENAI_API_KEY", canary)
+    exercise = load(PRACTICE / "two-fer")
+    replies = [HOSTILE] * 20
+    settings = RunSettings(edit_format="whole", tries=2)
+    result = run_exercise(exercise, lambda _: ScriptedModel(replies), settings, tmp_path / "w")
+    assert (tmp_path / "w" / "conftest.py").exists()  # written, but never tested with
+    assert result.tests_outcomes == [False, False], result.error
+    assert canary not in json.dumps(result.to_json())

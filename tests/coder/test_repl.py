@@ -93,3 +93,20 @@ def test_run_offers_output_to_the_chat(chat: repl.Chat) -> None:
     chat.terminal.yes = True
     drive(chat, "!echo hello-from-shell\n/exit\n")
     assert "hello-from-shell" in chat.session.history[-2].content
+
+
+def test_test_in_a_sandbox_runs_on_a_copy_without_secrets(
+    chat: repl.Chat, tmp_path: Path, monkeypatch
+) -> None:
+    from dataclasses import replace
+
+    from sandbox import get_sandbox
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-canary-7e6d5c4b3a")
+    config = replace(chat.session.config, sandbox=get_sandbox("auto"))
+    chat.session.config = config
+    cmd = "echo key=${OPENAI_API_KEY:-none}; touch planted.txt; cat hello.py; exit 3"
+    out = drive(chat, f"/test {cmd}\nn\n/exit\n")
+    assert "key=none" in out and "sk-canary" not in out and 'return "hello"' in out
+    assert "(exit status 3, in a sandboxed copy of the files)" in out
+    assert not (tmp_path / "planted.txt").exists()

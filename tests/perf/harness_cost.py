@@ -20,19 +20,18 @@ import time
 from pathlib import Path
 
 from benchmark import cli
-from exercism import copy_to, discover, run_tests
+from exercism import TestSetup, discover, run_tests
+from sandbox import get_sandbox
 
 DEFAULT = Path(__file__).resolve().parents[3] / "shared" / "exercism-python" / "practice"
 
 
 def tests_alone(exercises_dir: Path) -> float:
+    """The reference solutions' tests, one after the other, outside any sandbox."""
+    setup = TestSetup(get_sandbox("none"))
     began = time.perf_counter()
-    with tempfile.TemporaryDirectory() as scratch:
-        for exercise in discover(exercises_dir):
-            work = copy_to(exercise, Path(scratch) / exercise.name)
-            for name, text in exercise.example_solution().items():
-                (work / name).write_text(text)
-            assert run_tests(exercise, work).passed, exercise.name
+    for exercise in discover(exercises_dir):
+        assert run_tests(exercise, exercise.example_solution(), setup).passed, exercise.name
     return time.perf_counter() - began
 
 
@@ -54,7 +53,9 @@ def main() -> None:
     args = parser.parse_args()
 
     alone = tests_alone(args.exercises_dir)
-    total, run = bench(args.exercises_dir, "--model", "oracle", "--threads", "1")
+    total, run = bench(
+        args.exercises_dir, "--model", "oracle", "--threads", "1", "--sandbox", "none"
+    )
     own = sum(r["test_seconds"] for r in run["results"])
     print("140 exercises, instant oracle, --threads 1:")
     print(f"  test suites alone: {alone:.1f} s; benchmark: {total:.1f} s ({total / alone:.2f}x)")

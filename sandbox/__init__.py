@@ -1,0 +1,17 @@
+"""Running untrusted code contained: one interface (run this command on this folder within these
+limits, get the outcome), bubblewrap where the machine allows it, a weaker fallback otherwise."""
+
+from sandbox.base import Limits, Outcome, Sandbox, SandboxError
+from sandbox.choice import KINDS, get_sandbox
+from sandbox.redaction import redact, secret_values
+
+__all__ = [
+    "KINDS",
+    "Limits",
+    "Outcome",
+    "Sandbox",
+    "SandboxError",
+    "get_sandbox",
+    "redact",
+    "secret_values",
+]

@@ -1,0 +1,65 @@
+"""What a contained run is asked for and what it gives back: the limits on the whole process
+tree, the outcome, and the protocol every kind of sandbox follows."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+MAX_OUTPUT = 1_000_000
+"""Bytes of output kept from one run (the rest is dropped, and the output says so)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Limits on everything a run starts, taken together, not per process."""
+
+    seconds: float = 60.0
+    """Wall time from start to the last process's end."""
+    cpu_seconds: float = 120.0
+    """Processor time of all the run's processes together."""
+    memory: int = 2 * 1024**3
+    """Bytes of memory all the run's processes may hold at once."""
+    processes: int = 64
+    """Processes (threads included where the kernel counts them) alive at once."""
+    file_size: int = 256 * 1024**2
+    """Bytes any one file written may reach."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a contained run ended. Nothing it started is still running."""
+
+    status: int | None
+    """The command's exit status; None when it was killed for a limit (see exceeded)."""
+    output: str
+    """Its standard output and error, interleaved, decoded with replacement characters."""
+    exceeded: str | None = None
+    """The limit that ended it: "time", "cpu", "memory" or "processes"; None if none did."""
+    seconds: float = 0.0
+
+
+class SandboxError(Exception):
+    """The sandbox asked for cannot be set up on this machine, with the reason."""
+
+
+class Sandbox(Protocol):
+    """Runs a command on the files of one folder, which is all it may write."""
+
+    kind: str
+    """Its name, as --sandbox takes it: "bwrap", "rlimit" or "none"."""
+    description: str
+    """What is in force, in a sentence, for the start of a run."""
+
+    def run(
+        self,
+        command: Sequence[str],
+        folder: Path,
+        limits: Limits,
+        env: Mapping[str, str],
+    ) -> Outcome:
+        """Run command with folder as its working directory (and only writable place), with
+        exactly env as its environment, within limits."""
+        ...

@@ -1,0 +1,46 @@
+"""`--sandbox none`, only when asked for by name: the command runs as a plain subprocess with
+the scrubbed environment and the limits, the whole tree watched and killed at the end, but
+nothing else contained."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from sandbox import tree
+from sandbox.base import Limits, Outcome
+from sandbox.rlimits import entering
+
+
+class Unconfined:
+    """No containment beyond limits and a scrubbed environment."""
+
+    kind = "none"
+    description = (
+        "NONE (asked for with --sandbox none): the run can read and write everything you can,"
+        " and read this process's memory"
+    )
+
+    def run(
+        self, command: Sequence[str], folder: Path, limits: Limits, env: Mapping[str, str]
+    ) -> Outcome:
+        """Run command in folder."""
+        return tree.run(
+            command,
+            cwd=folder,
+            env=dict(env) | {"HOME": str(folder)},
+            limits=limits,
+            group=None,
+            kill=_kill,
+            preexec=entering(None, limits),
+        )
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    tree.kill_descendants(proc.pid)
+    with contextlib.suppress(OSError):
+        os.killpg(proc.pid, signal.SIGKILL)

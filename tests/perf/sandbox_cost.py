@@ -1,0 +1,82 @@
+"""Benchmark: what the sandbox costs the benchmark.
+
+1. Every exercise's reference solution tested once per sandbox (none, rlimit, bwrap), the
+   sandboxes taking turns exercise by exercise so that the machine's drifts hit all alike;
+   every run must pass. Printed: the seconds per sandbox and the extra over none.
+2. `benchmark --model oracle --threads 1` on every exercise, once per sandbox, timed whole.
+Target: bwrap costs at most 10% of the benchmark's wall time.
+
+Run: python tests/perf/sandbox_cost.py [--exercises-dir DIR] [--kinds none,rlimit,bwrap]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+from benchmark import cli
+from exercism import TestSetup, discover, run_tests
+from sandbox import get_sandbox
+
+DEFAULT = Path(__file__).resolve().parents[3] / "shared" / "exercism-python" / "practice"
+
+
+def timed_run(exercises_dir: Path, kind: str) -> tuple[float, dict]:
+    """Seconds of one whole oracle benchmark with that sandbox, and its summary."""
+    with tempfile.TemporaryDirectory() as runs:
+        argv = ["--model", "oracle", "--edit-format", "whole", "--threads", "1"]
+        argv += ["--sandbox", kind, "--exercises-dir", str(exercises_dir), "--runs-dir", runs]
+        began = time.perf_counter()
+        assert cli.main([*argv, "--quiet"]) == 0
+        elapsed = time.perf_counter() - began
+        (summary,) = Path(runs).glob("*/summary.json")
+        return elapsed, json.loads(summary.read_text())
+
+
+def interleaved(exercises_dir: Path, kinds: list[str]) -> dict[str, float]:
+    """Seconds of testing every reference solution, per sandbox, the sandboxes taking turns."""
+    setups = {kind: TestSetup(get_sandbox(kind)) for kind in kinds}
+    seconds = dict.fromkeys(kinds, 0.0)
+    for n, exercise in enumerate(discover(exercises_dir)):
+        for kind in kinds[n % len(kinds) :] + kinds[: n % len(kinds)]:
+            began = time.perf_counter()
+            run = run_tests(exercise, exercise.example_solution(), setups[kind])
+            seconds[kind] += time.perf_counter() - began
+            assert run.passed, (kind, exercise.name, run.output[-2000:])
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--exercises-dir", type=Path, default=DEFAULT)
+    parser.add_argument("--kinds", default="none,rlimit,bwrap")
+    args = parser.parse_args()
+    kinds = args.kinds.split(",")
+    tested = interleaved(args.exercises_dir, kinds)
+    print("the 140 reference solutions tested, the sandboxes taking turns:")
+    for kind, seconds in tested.items():
+        extra = (seconds / tested["none"] - 1) * 100 if "none" in tested else 0.0
+        print(f"  --sandbox {kind:<7} {seconds:6.1f} s ({extra:+.1f}% over none)")
+    print("whole benchmark runs, one after the other:")
+    times = {}
+    for kind in kinds:
+        seconds, summary = timed_run(args.exercises_dir, kind)
+        selected = summary["selected"]
+        assert summary["pass_rate_1"] == 100.0, (kind, summary["pass_rate_1"])
+        times[kind] = seconds
+        print(
+            f"  --sandbox {kind:<7} {selected} exercises: {seconds:6.1f} s"
+            f" ({seconds / selected:.3f} s per exercise), all pass"
+        )
+    if "none" in times:
+        for kind, seconds in times.items():
+            if kind != "none":
+                extra = (seconds - times["none"]) / times["none"] * 100
+                print(f"  {kind}: {extra:+.1f}% wall time over none (target: at most +10%)")
+
+
+if __name__ == "__main__":
+    main()

@@ -17,7 +17,6 @@ from pathlib import Path
 from sandbox import tree
 from sandbox.base import Limits, Outcome, SandboxError
 from sandbox.cgroups import Group
-from sandbox.rlimits import entering
 
 INSIDE = "/sandbox"
 """Where the run's folder appears inside the sandbox, and its working directory."""
@@ -41,7 +40,7 @@ class Bubblewrap:
 
     def __init__(self, program: str):
         self.program = program
-        self.cgroups = _cgroups_work()
+        self.cgroups = Group.works()
         self.description = (
             "bubblewrap: new user, PID, network and IPC namespaces, read-only system folders,"
             " only the run's own folder writable; limits on the whole process tree"
@@ -68,23 +67,12 @@ class Bubblewrap:
         self, command: Sequence[str], folder: Path, limits: Limits, env: Mapping[str, str]
     ) -> Outcome:
         """Run command in the sandbox with folder bound writable at /sandbox."""
-        group = Group.create(limits) if self.cgroups else None
         with tempfile.TemporaryDirectory(prefix="coder-sandbox-tmp-") as tmp:
             argv = self.argv(command, folder, Path(tmp), env)
             inside = dict(env) | {"HOME": INSIDE, "TMPDIR": "/tmp"}
-            try:
-                return tree.run(
-                    argv,
-                    cwd=folder,
-                    env=inside,
-                    limits=limits,
-                    group=group,
-                    kill=_kill,
-                    preexec=entering(group, limits),
-                )
-            finally:
-                if group is not None:
-                    group.remove()
+            return tree.run(
+                argv, cwd=folder, env=inside, limits=limits, cgroups=self.cgroups, kill=_kill
+            )
 
     def argv(self, command: Sequence[str], folder: Path, tmp: Path, env: Mapping[str, str]):
         """The bwrap command line: namespaces, the read-only binds, the writable folder."""
@@ -122,11 +110,3 @@ def _kill(proc: subprocess.Popen) -> None:
     # (--die-with-parent) the kernel kills every process of the PID namespace.
     with contextlib.suppress(OSError):
         os.killpg(proc.pid, signal.SIGKILL)
-
-
-def _cgroups_work() -> bool:
-    group = Group.create(Limits())
-    if group is None:
-        return False
-    group.remove()
-    return True

@@ -34,6 +34,15 @@ class Group:
         except OSError:
             return None
 
+    @classmethod
+    def works(cls) -> bool:
+        """Whether a group can be made here (one is made and removed)."""
+        group = cls.create(Limits())
+        if group is None:
+            return False
+        group.remove()
+        return True
+
     def join_files(self) -> list[str]:
         """The files a new process writes its pid to, to enter the group."""
         return [str(folder / "cgroup.procs") for folder in self.folders.values()]

@@ -10,7 +10,6 @@ import contextlib
 import ctypes
 import ctypes.util
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -25,23 +24,6 @@ KEEPER = Path(__file__).with_name("keeper.py")
 PR_SET_DUMPABLE = 4
 
 
-def set_limits(limits: Limits, whole_tree: bool) -> None:
-    """This process's own limits (inherited by what it starts): no core files, no file larger
-    than limits.file_size, and, as a cap per process under the whole tree's, memory and
-    processor time. It runs between fork and exec, so it imports nothing."""
-    pairs = [
-        (resource.RLIMIT_CORE, 0),
-        (resource.RLIMIT_FSIZE, limits.file_size),
-        (resource.RLIMIT_CPU, int(limits.cpu_seconds) + 1),
-    ]
-    if not whole_tree:
-        # Without a control group the watch samples memory; this stops one fast allocation.
-        pairs.append((resource.RLIMIT_AS, limits.memory))
-    for which, value in pairs:
-        with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(which, (value, value))
-
-
 class Rlimits:
     """Each run under a keeper, with resource limits and the whole tree watched."""
 
@@ -53,45 +35,18 @@ class Rlimits:
     )
 
     def __init__(self) -> None:
-        self.cgroups = Group.create(Limits())
-        if self.cgroups is not None:
-            self.cgroups.remove()
+        self.cgroups = Group.works()
         _make_undumpable()
 
     def run(
         self, command: Sequence[str], folder: Path, limits: Limits, env: Mapping[str, str]
     ) -> Outcome:
         """Run command in folder under the keeper."""
-        group = Group.create(limits) if self.cgroups is not None else None
         argv = [sys.executable, "-I", "-B", str(KEEPER), *command]
         inside = dict(env) | {"HOME": str(folder)}
-        try:
-            return tree.run(
-                argv,
-                cwd=folder,
-                env=inside,
-                limits=limits,
-                group=group,
-                kill=_kill,
-                preexec=entering(group, limits),
-            )
-        finally:
-            if group is not None:
-                group.remove()
-
-
-def entering(group: Group | None, limits: Limits):
-    """The function a new process runs before its command: it joins group, if any, and sets
-    its own limits."""
-    join = group.join_files() if group is not None else []
-
-    def enter() -> None:
-        for path in join:
-            with open(path, "w") as f:
-                f.write(str(os.getpid()))
-        set_limits(limits, whole_tree=group is not None)
-
-    return enter
+        return tree.run(
+            argv, cwd=folder, env=inside, limits=limits, cgroups=self.cgroups, kill=_kill
+        )
 
 
 def _kill(proc: subprocess.Popen) -> None:

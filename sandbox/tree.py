@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import signal
 import subprocess
 import threading
@@ -94,12 +95,21 @@ def run(
     cwd: Path,
     env: Mapping[str, str],
     limits: Limits,
-    group: Group | None,
+    cgroups: bool,
     kill: Callable[[subprocess.Popen], None],
-    preexec: Callable[[], None] | None = None,
 ) -> Outcome:
-    """Run argv, its output captured, until it ends or passes a limit; then kill (a function
-    that ends the process and everything it started) and return how it went."""
+    """Run argv, its output captured and (with cgroups) in a control group of its own, until
+    it ends or passes a limit; then kill (a function that ends the process and everything it
+    started) and return how it went."""
+    group = Group.create(limits) if cgroups else None
+    try:
+        return _run(argv, cwd, env, limits, group, kill)
+    finally:
+        if group is not None:
+            group.remove()
+
+
+def _run(argv, cwd, env, limits, group, kill) -> Outcome:
     began = time.monotonic()
     proc = subprocess.Popen(
         list(argv),
@@ -109,7 +119,7 @@ def run(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
-        preexec_fn=preexec,
+        preexec_fn=_entering(group, limits),
     )
     assert proc.stdout is not None
     reader = _Reader(proc.stdout)
@@ -131,6 +141,37 @@ def run(
         proc.stdout.close()
     status = None if exceeded else proc.returncode
     return Outcome(status, reader.text(), exceeded, time.monotonic() - began)
+
+
+def set_limits(limits: Limits, whole_tree: bool) -> None:
+    """This process's own limits (inherited by what it starts): no core files, no file larger
+    than limits.file_size, and, as a cap per process under the whole tree's, memory and
+    processor time. It runs between fork and exec, so it imports nothing."""
+    pairs = [
+        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_FSIZE, limits.file_size),
+        (resource.RLIMIT_CPU, int(limits.cpu_seconds) + 1),
+    ]
+    if not whole_tree:
+        # Without a control group the watch samples memory; this stops one fast allocation.
+        pairs.append((resource.RLIMIT_AS, limits.memory))
+    for which, value in pairs:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(which, (value, value))
+
+
+def _entering(group: Group | None, limits: Limits):
+    """The function a new process runs before its command: it joins group, if any, and sets
+    its own limits."""
+    join = group.join_files() if group is not None else []
+
+    def enter() -> None:
+        for path in join:
+            with open(path, "w") as f:
+                f.write(str(os.getpid()))
+        set_limits(limits, whole_tree=group is not None)
+
+    return enter
 
 
 def _ended(proc: subprocess.Popen, seconds: float) -> bool:

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from sandbox import tree
 from sandbox.base import Limits, Outcome
-from sandbox.rlimits import entering
 
 
 class Unconfined:
@@ -34,9 +33,8 @@ class Unconfined:
             cwd=folder,
             env=dict(env) | {"HOME": str(folder)},
             limits=limits,
-            group=None,
+            cgroups=False,
             kill=_kill,
-            preexec=entering(None, limits),
         )
 
 

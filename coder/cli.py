@@ -11,8 +11,6 @@ from __future__ import annotations
 # start-up is caught and reported instead of printing a traceback.
 import sys
 
-from sandbox import KINDS
-
 INTERRUPTED = 130
 """The exit status after Ctrl-C (coder.exits.INTERRUPTED)."""
 
@@ -22,6 +20,8 @@ def build_parser():
     and environment can supply it."""
     import argparse
     from pathlib import Path
+
+    from sandbox import KINDS
 
     p = argparse.ArgumentParser(
         prog="coder",
@@ -55,7 +55,14 @@ def build_parser():
         dest="candidate_tests",
         action="store_const",
         const=False,
-        help="do not rank candidates by --test-cmd",
+        help="do not test candidates with --test-cmd",
+    )
+    p.add_argument(
+        "--refine", type=int, metavar="N", help="rounds of fixing candidates that fail (1)"
+    )
+    p.add_argument("--plan", action="store_const", const=True, help="a plan before each candidate")
+    p.add_argument(
+        "--diverse", action="store_const", const=True, help="ask candidates from different angles"
     )
     p.add_argument("--rtc", action="store_const", const=True, help="round-trip check every edit")
     p.add_argument("--rtc-samples", type=int, metavar="N", help="descriptions per check (3)")

@@ -42,7 +42,7 @@ class Rlimits:
         self, command: Sequence[str], folder: Path, limits: Limits, env: Mapping[str, str]
     ) -> Outcome:
         """Run command in folder under the keeper."""
-        argv = [sys.executable, "-I", "-B", str(KEEPER), *command]
+        argv = [sys.executable, "-I", "-S", "-B", str(KEEPER), *command]
         inside = dict(env) | {"HOME": str(folder)}
         return tree.run(
             argv, cwd=folder, env=inside, limits=limits, cgroups=self.cgroups, kill=_kill

@@ -5,8 +5,11 @@ limit is passed or the run is over."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import resource
+import select
+import shutil
 import signal
 import subprocess
 import threading
@@ -111,26 +114,29 @@ def run(
 
 def _run(argv, cwd, env, limits, group, kill) -> Outcome:
     began = time.monotonic()
+    launch, enter = _launcher(argv, group, limits)
     proc = subprocess.Popen(
-        list(argv),
+        launch,
         cwd=cwd,
         env=dict(env),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
-        preexec_fn=_entering(group, limits),
+        preexec_fn=enter,
     )
     assert proc.stdout is not None
     reader = _Reader(proc.stdout)
     reader.start()
     exceeded = None
+    ended = _Exit(proc)
     try:
-        while not _ended(proc, INTERVAL):
+        while not ended.within(INTERVAL):
             exceeded = _check(proc, limits, group, time.monotonic() - began)
             if exceeded:
                 break
     finally:
+        ended.close()
         kill(proc)
         proc.wait()
         if group is not None:
@@ -143,43 +149,101 @@ def _run(argv, cwd, env, limits, group, kill) -> Outcome:
     return Outcome(status, reader.text(), exceeded, time.monotonic() - began)
 
 
-def set_limits(limits: Limits, whole_tree: bool) -> None:
-    """This process's own limits (inherited by what it starts): no core files, no file larger
-    than limits.file_size, and, as a cap per process under the whole tree's, memory and
-    processor time. It runs between fork and exec, so it imports nothing."""
-    pairs = [
+def _limits(limits: Limits, whole_tree: bool) -> list[tuple[int, int]]:
+    """The limits of each process of the run (inherited by what it starts): no core files, no
+    file larger than limits.file_size, and, as a cap per process under the whole tree's, memory
+    and processor time; none above what this process may itself raise to."""
+    wanted = [
         (resource.RLIMIT_CORE, 0),
         (resource.RLIMIT_FSIZE, limits.file_size),
         (resource.RLIMIT_CPU, int(limits.cpu_seconds) + 1),
     ]
     if not whole_tree:
         # Without a control group the watch samples memory; this stops one fast allocation.
-        pairs.append((resource.RLIMIT_AS, limits.memory))
-    for which, value in pairs:
-        with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(which, (value, value))
+        wanted.append((resource.RLIMIT_AS, limits.memory))
+    pairs = []
+    for which, value in wanted:
+        hard = resource.getrlimit(which)[1]
+        pairs.append((which, value if hard == resource.RLIM_INFINITY else min(value, hard)))
+    return pairs
 
 
-def _entering(group: Group | None, limits: Limits):
-    """The function a new process runs before its command: it joins group, if any, and sets
-    its own limits."""
-    join = group.join_files() if group is not None else []
+PRLIMIT_OPTIONS = {
+    resource.RLIMIT_CORE: "--core",
+    resource.RLIMIT_FSIZE: "--fsize",
+    resource.RLIMIT_CPU: "--cpu",
+    resource.RLIMIT_AS: "--as",
+}
+JOIN = 'for f; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"'
+"""A shell script that writes its pid to each file before "--" (joining the control group)
+and then becomes the command after it."""
+
+
+def _launcher(argv, group: Group | None, limits: Limits):
+    """The command that starts argv inside group with the limits set, and the function (if any)
+    the new process must run before it.
+
+    Where the shell and util-linux's prlimit are found, a small chain of programs does it, so
+    that the new process is started without running Python code between fork and exec, which
+    makes Python copy its whole memory map (a fork instead of a vfork: tens of milliseconds in
+    a large process); elsewhere the new process joins and limits itself before exec."""
+    pairs = _limits(limits, whole_tree=group is not None)
+    joins = group.join_files() if group is not None else []
+    prlimit, shell = _programs()
+    if prlimit is None or (joins and shell is None):
+        return list(argv), _entering(joins, pairs)
+    launch = [prlimit, *(f"{PRLIMIT_OPTIONS[w]}={v}:{v}" for w, v in pairs), "--", *argv]
+    if joins:
+        launch = [shell, "-c", JOIN, "sh", *joins, "--", *launch]
+    return launch, None
+
+
+@functools.cache
+def _programs() -> tuple[str | None, str | None]:
+    return shutil.which("prlimit"), shutil.which("sh")
+
+
+def _entering(joins: list[str], pairs: list[tuple[int, int]]):
+    """What a new process runs before its command: it joins the control group, if any, and sets
+    its own limits. It runs between fork and exec, so it imports nothing."""
 
     def enter() -> None:
-        for path in join:
+        for path in joins:
             with open(path, "w") as f:
                 f.write(str(os.getpid()))
-        set_limits(limits, whole_tree=group is not None)
+        for which, value in pairs:
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(which, (value, value))
 
     return enter
 
 
-def _ended(proc: subprocess.Popen, seconds: float) -> bool:
-    try:
-        proc.wait(seconds)
-    except subprocess.TimeoutExpired:
-        return False
-    return True
+class _Exit:
+    """Waits for the run's first process to end, woken the moment it does (a pidfd where the
+    system has them; otherwise subprocess's own wait, which polls)."""
+
+    def __init__(self, proc: subprocess.Popen):
+        self.proc = proc
+        self.fd = None
+        with contextlib.suppress(AttributeError, OSError):
+            self.fd = os.pidfd_open(proc.pid)
+
+    def within(self, seconds: float) -> bool:
+        """Whether the process has ended, waiting up to seconds for it."""
+        if self.fd is not None:
+            readable, _, _ = select.select([self.fd], [], [], seconds)
+            if not readable:
+                return False
+        try:
+            self.proc.wait(None if self.fd is not None else seconds)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
 
 
 def _check(

@@ -46,3 +46,15 @@ def test_one_module_per_outside_system() -> None:
 def test_sandbox_imports_no_other_package_of_the_project() -> None:
     for module, names in imports("sandbox").items():
         assert not names & {"coder", "benchmark", "exercism", "editformats"}, module
+
+
+def test_the_command_line_imports_only_sys_before_it_can_catch_ctrl_c() -> None:
+    for name in ("coder/cli.py",):
+        tree = ast.parse((ROOT / name).read_text())
+        top = set()
+        for node in tree.body:
+            if isinstance(node, ast.Import):
+                top |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                top.add(node.module or "")
+        assert top <= {"sys", "__future__"}, (name, top)

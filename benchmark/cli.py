@@ -49,6 +49,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--candidates", type=int, default=1, metavar="N", help="N candidates per request"
     )
+    p.add_argument(
+        "--candidate-tests",
+        action="store_true",
+        help="test candidates with the exercise's tests before choosing (and refine failing ones)",
+    )
+    p.add_argument("--refine", type=int, default=1, metavar="N", help="refinement rounds (1)")
+    p.add_argument("--plan", action="store_true", help="each candidate plans before its edit")
+    p.add_argument("--diverse", action="store_true", help="candidates from different angles")
     p.add_argument("--rtc", action="store_true", help="round-trip check each final edit")
     p.add_argument("--stats", nargs="+", type=Path, metavar="RUN", help="compare finished runs")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -84,13 +92,16 @@ def _main(args: argparse.Namespace) -> int:
 
     keywords = tuple(k for k in (args.keywords or "").split(",") if k)
     exercises = discover(args.exercises_dir, keywords, args.num_tests)
-    from coder.candidates import MAX_CANDIDATES
+    from coder.selection.candidates import MAX_CANDIDATES
 
     if not 1 <= args.candidates <= MAX_CANDIDATES:
         print(
             f"benchmark: --candidates takes 1 to {MAX_CANDIDATES}, not {args.candidates}",
             file=sys.stderr,
         )
+        return 2
+    if args.refine < 0:
+        print(f"benchmark: --refine takes 0 or more, not {args.refine}", file=sys.stderr)
         return 2
     from exercism import TestSetup
     from sandbox import Limits, SandboxError, get_sandbox, secret_values
@@ -108,6 +119,10 @@ def _main(args: argparse.Namespace) -> int:
         args.tries,
         tests=tests,
         candidates=args.candidates,
+        candidate_tests=args.candidate_tests,
+        refine=args.refine,
+        plan=args.plan,
+        diverse=args.diverse,
         rtc=args.rtc,
     )
     for repeat in range(1, args.repeat + 1):
@@ -124,7 +139,12 @@ def run_folder(args: argparse.Namespace, repeat: int) -> Path:
         given = f"local-{Path(args.local_model).stem}"
     model = re.sub(r"[^\w.-]+", "-", given)
     name = f"{datetime.date.today()}--{model}--{args.edit_format}"
-    name += f"--c{args.candidates}" if args.candidates > 1 else ""
+    if args.candidates > 1:
+        name += f"--c{args.candidates}"
+        name += "t" if args.candidate_tests else ""
+        name += f"r{args.refine}" if args.candidate_tests and args.refine != 1 else ""
+        name += "p" if args.plan else ""
+        name += "d" if args.diverse else ""
     name += "--rtc" if args.rtc else ""
     return args.runs_dir / (name if args.repeat == 1 else f"{name}--r{repeat}")
 
@@ -149,6 +169,9 @@ def run(exercises, args: argparse.Namespace, settings: RunSettings, folder: Path
     summary = report.summarize(results, len(exercises), settings.tries)
     summary |= {"model": args.model, "edit_format": args.edit_format}
     summary |= {"candidates": args.candidates, "rtc": args.rtc}
+    if args.candidates > 1:
+        summary |= {"candidate_tests": args.candidate_tests, "refine": args.refine}
+        summary |= {"plan": args.plan, "diverse": args.diverse}
     summary |= {"command": " ".join(["benchmark", *sys.argv[1:]]), "coder_commit": _commit()}
     (folder / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary

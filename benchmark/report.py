@@ -60,18 +60,27 @@ def _well_formed(result: dict) -> bool:
 
 
 def _selection(completed: Sequence[dict]) -> dict:
-    """How the selector did on the tries that offered it a choice."""
+    """How the choice among candidates did, on every try that had candidates: which rule chose,
+    and, by the exercise's own tests, whether a candidate passed when the chosen one failed
+    (a miss: the best available was not chosen)."""
     made = [s for r in completed for s in r.get("selections", [])]
     if not made:
         return {}
     could = [s for s in made if any(s["passed"].values())]
     chose_passing = sum(1 for s in could if s["passed"][s["chosen"]])
+    rules = sorted({s.get("rule", "selector") for s in made})
+    missed = [s for s in could if not s["passed"][s["chosen"]]]
     return {
         "selections": len(made),
         "selections_with_a_passing_candidate": len(could),
-        "selector_chose_passing": chose_passing,
-        "selector_missed": len(could) - chose_passing,
+        "selection_chose_passing": chose_passing,
+        "selection_missed": len(missed),
+        "selection_by_rule": {r: sum(s.get("rule", "selector") == r for s in made) for r in rules},
+        "selection_missed_by_rule": {
+            r: sum(s.get("rule", "selector") == r for s in missed) for r in rules
+        },
         "selector_fallbacks": sum(1 for s in made if s["fallback"]),
+        "refined_candidates": sum(s.get("refined", 0) for s in made),
     }
 
 

@@ -4,6 +4,7 @@ loop, the tests run, and one retry (by default) gets the test errors."""
 from __future__ import annotations
 
 import io
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -13,6 +14,7 @@ from benchmark.hashing import RecordingModel
 from coder import rtc
 from coder.model import Model, transcript
 from coder.rtc import Change, RtcSettings
+from coder.selection.candidates import files_after
 from coder.session import Session, SessionConfig
 from coder.terminal import Terminal
 from coder.workspace import Workspace
@@ -30,6 +32,9 @@ RETRY = (
     "{output}\n\nSee the testing errors above. The tests are correct. "
     "Fix the code in {files} to resolve the errors."
 )
+CANDIDATE_TESTS = f"{sys.executable} -B -m pytest -q -p no:cacheprovider --noconftest"
+"""How candidates are tested with --candidate-tests (in the sandbox, on a copy of the work
+folder; the model's own conftest.py is ignored)."""
 OUTPUT_LINES = 50
 """How much of the cleaned test output the retry message shows."""
 
@@ -47,7 +52,13 @@ class RunSettings:
     """The sandbox the tests run in, its limits (the test timeout among them), the secrets
     to redact from their output."""
     candidates: int = 1
-    """Candidate replies per request, chosen between by the LLM selector."""
+    """Candidate replies per request, chosen between by the rules of coder/selection."""
+    candidate_tests: bool = False
+    """Test the candidates with the exercise's own tests (in the sandbox) before choosing, and
+    refine failing ones: the grading tests then steer the first try, as they steer the retry."""
+    refine: int = 1
+    plan: bool = False
+    diverse: bool = False
     rtc: bool = False
     """Check the round trip of each exercise's final edit."""
 
@@ -79,8 +90,9 @@ class ExerciseResult:
     test_timeouts: int = 0
     hashes: list[dict[str, str]] = field(default_factory=list)
     selections: list[dict] = field(default_factory=list)
-    """Per try with two or more distinct candidates: their labels, votes, whether each passes
-    the tests, the choice and whether the fallback made it."""
+    """Per try with candidates: the rule that chose, the distinct candidates' labels and votes,
+    whether each passes the exercise's tests, the choice, and whether it was the best
+    available (it passes, or none does)."""
     rtc: dict | None = None
     """The round-trip verdict, score, baseline and tiers of the final edit."""
     error: str | None = None
@@ -113,6 +125,12 @@ def run_exercise(
             max_reflections=settings.max_reflections,
             auto_commits=False,
             candidates=settings.candidates,
+            test_cmd=CANDIDATE_TESTS if settings.candidate_tests else None,
+            candidate_tests=settings.candidate_tests,
+            sandbox=settings.tests.sandbox,
+            refine=settings.refine,
+            plan=settings.plan,
+            diverse=settings.diverse,
         ),
         files=list(exercise.solution_files),
     )
@@ -143,23 +161,26 @@ def run_exercise(
 def _judge_candidates(
     result: ExerciseResult, session: Session, exercise: Exercise, settings: RunSettings, n: int
 ) -> None:
-    """Run the tests on every distinct candidate of this try, each in its own scratch copy, to
-    learn whether the selector's choice passed when another candidate would have."""
+    """Run the exercise's tests on every distinct candidate of this try, each in a fresh
+    pristine copy, to learn whether the choice passed when another candidate would have."""
     made = session.selection
-    if made is None or made.choice is None or len(made.distinct) < 2:
+    if made is None or made.choice is None:
         return
     passed = {}
     for c in made.distinct:
-        files = {p: f.text for p, f in c.proposal.originals.items() if f.exists}
-        files |= dict(c.proposal.result.files)
+        files = files_after(c)
         solution = {p: t for p, t in files.items() if p in exercise.solution_files}
         passed[c.label] = run_tests(exercise, solution, settings.tests).passed
+    chosen = passed[made.choice.label]
     result.selections.append(
         {
             "try": n,
+            "rule": made.choice.rule,
             "votes": {c.label: c.votes for c in made.distinct},
             "passed": passed,
             "chosen": made.choice.label,
+            "best_available": chosen or not any(passed.values()),
+            "refined": sum(c.refines is not None for c in made.candidates),
             "fallback": made.choice.fallback,
         }
     )

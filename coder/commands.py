@@ -9,8 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from coder import testrank
 from coder.errors import CoderError, PathError, UsageError
+from coder.selection import testing
 
 if TYPE_CHECKING:
     from coder.repl import Chat
@@ -227,7 +227,7 @@ def _edit_format(chat: Chat, args: str) -> None:
 
 @command("candidates", "Ask for N candidate replies per request (1 turns it off).")
 def _candidates(chat: Chat, args: str) -> None:
-    from coder.candidates import MAX_CANDIDATES
+    from coder.selection.candidates import MAX_CANDIDATES
 
     if not args:
         chat.terminal.say(f"Candidates per request: {chat.session.config.candidates}.")
@@ -315,9 +315,9 @@ def _repo(chat: Chat):
 def _contained(chat: Chat, cmd: str) -> tuple[int, str]:
     """Run cmd in a sandboxed copy of the repository's files; (exit status, output)."""
     session = chat.session
-    files = session.repo.files() if session.repo else testrank.tree_files(session.ws.root)
-    timeout = chat.config.timeout
-    run = testrank.run_in_copy(session.ws.root, files, {}, cmd, timeout, session.config.sandbox)
+    files = session.repo.files() if session.repo else testing.tree_files(session.ws.root)
+    setup = testing.TestSetup(cmd, tuple(files), chat.config.timeout, session.config.sandbox)
+    run = testing.run_in_copy(session.ws.root, setup, {})
     if run.output:
         chat.terminal.say(run.output)
     chat.terminal.say(f"(exit status {run.status}, in a sandboxed copy of the files)")

@@ -50,7 +50,13 @@ class Config:
     candidates: int = 1
     """Candidate replies per request; with more than one, an LLM selector picks."""
     candidate_tests: bool = True
-    """Rank candidates by the test command, when there is one."""
+    """Test candidates with the test command, when there is one: only passing ones are chosen."""
+    refine: int = 1
+    """Rounds of refinement of failing candidates when none passes the tests (0: none)."""
+    plan: bool = False
+    """Each candidate writes a short plan before its edit (one more request per candidate)."""
+    diverse: bool = False
+    """Ask the candidates after the first from different angles."""
     sandbox: str | None = None
     """Run /test and the candidates' tests in a copy of the files, in this sandbox (auto,
     bwrap, rlimit or none); unset, /test runs in the working tree as a plain command."""

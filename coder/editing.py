@@ -11,7 +11,7 @@ import contextlib
 import difflib
 import signal
 import threading
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
@@ -77,13 +77,26 @@ def unified_diff(old: dict[str, str], new: dict[str, str], context: int = 3) -> 
 
 
 def propose(
-    fmt: EditFormat, reply: Reply, ws: Workspace, chat: list[str], scope: Scope = Scope()
+    fmt: EditFormat,
+    reply: Reply,
+    ws: Workspace,
+    chat: list[str],
+    scope: Scope = Scope(),
+    base: Mapping[str, str] | None = None,
 ) -> Proposal:
-    """Parse the reply and apply its edits to the chat files in memory; ReplyError if unreadable."""
+    """Parse the reply and apply its edits to the chat files in memory; ReplyError if unreadable.
+
+    With base (path -> text: the files as an earlier, unwritten proposal left them), the edits
+    apply to those texts instead, and the result holds that proposal's changes as well; the
+    originals stay the files on disk."""
     originals = {path: ws.read(path) for path in chat}
     edits = [_relative(edit, ws) for edit in fmt.parse(reply)]
     tree = _with_named_files(scope.tree, edits, ws)
-    result = fmt.apply(edits, {path: f.text for path, f in originals.items()}, tree=tree)
+    texts = {path: f.text for path, f in originals.items()} | dict(base or {})
+    result = fmt.apply(edits, texts, tree=tree)
+    if base:
+        earlier = {p: t for p, t in base.items() if p not in originals or t != originals[p].text}
+        result = replace(result, files=earlier | dict(result.files))
     extra = _check_targets(result, ws, originals, scope)
     if extra:
         refused = {f.path for f in extra}
@@ -120,12 +133,13 @@ def propose_asking(
     chat: list[str],
     scope: Scope,
     terminal: Terminal,
+    base: Mapping[str, str] | None = None,
 ) -> tuple[Proposal, list[str], Scope]:
     """propose(), asking the user about the files the reply may only write with leave: an
     existing file outside the chat (--yes allows it), or a file that steers coder or git (asked
     with no as the default; --yes refuses it). Returns the proposal, the files added to the
-    chat, and the scope with the files the user allowed."""
-    proposal = propose(fmt, reply, ws, chat, scope)
+    chat, and the scope with the files the user allowed. base is propose()'s."""
+    proposal = propose(fmt, reply, ws, chat, scope, base)
     added: list[str] = []
     allowed: set[str] = set()
     for failure in _unique(proposal.result.failures)[:MAX_QUESTIONS]:
@@ -145,7 +159,7 @@ def propose_asking(
     if not added and not allowed:
         return proposal, [], scope
     scope = replace(scope, named=scope.named | allowed)
-    return propose(fmt, reply, ws, chat + added, scope), added, scope
+    return propose(fmt, reply, ws, chat + added, scope, base), added, scope
 
 
 MAX_QUESTIONS = 10

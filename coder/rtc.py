@@ -10,12 +10,11 @@ INCONCLUSIVE when the model could not answer or there is no change to check.
 
 from __future__ import annotations
 
-import ast
 import difflib
 import re
 from dataclasses import dataclass, field, replace
 
-from coder import prompt
+from coder import equivalence, prompt
 from coder.editing import unified_diff
 from coder.model import Completion, Message, Model, Request, Usage, complete_all, usage_of
 from coder.terminal import Terminal
@@ -29,8 +28,9 @@ could make the same change. Name functions and files if needed, but do not quote
 Answer with the instruction only, on one line."""
 BASELINE = "Edit."
 """The uninformative description: what re-making the edit with no information achieves."""
-EQUIVALENT = ("exact", "whitespace", "ast")
-"""Comparison tiers at which a re-made change counts as the same change."""
+EQUIVALENT = equivalence.EQUIVALENT
+"""Comparison tiers at which a re-made change counts as the same change (coder/equivalence.py:
+exact text, equal Python syntax trees, equal tokens where layout means nothing)."""
 
 
 @dataclass(frozen=True)
@@ -224,15 +224,7 @@ def compare(fmt: EditFormat, change: Change, answer: Completion) -> Sample:
 
 def tier(original: dict[str, str], remade: dict[str, str]) -> str:
     """The strictest tier at which the two changed-file sets are equal."""
-    if original.keys() != remade.keys():
-        return "different"
-    if all(original[p] == remade[p] for p in original):
-        return "exact"
-    if all(_words(original[p]) == _words(remade[p]) for p in original):
-        return "whitespace"
-    if all(_tree(p, original[p]) == _tree(p, remade[p]) for p in original):
-        return "ast"
-    return "different"
+    return equivalence.tier(original, remade)
 
 
 def diff_similarity(change: Change, remade: dict[str, str]) -> float:
@@ -254,20 +246,6 @@ def _changed_lines(before: dict[str, str], after: dict[str, str]) -> list[str]:
 
 def _added_lines(change: Change) -> list[str]:
     return [line[1:] for line in _changed_lines(change.before, change.after) if line[0] == "+"]
-
-
-def _words(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _tree(path: str, text: str) -> str:
-    """The syntax tree of a Python file; the words of any other file or unparsable code."""
-    if path.endswith(".py"):
-        try:
-            return ast.dump(ast.parse(text))
-        except (SyntaxError, ValueError):
-            pass
-    return _words(text)
 
 
 def _common_run(a: str, b: str) -> str:

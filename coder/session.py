@@ -6,16 +6,17 @@ build messages -> model -> parse -> apply -> write -> commit -> reflect on failu
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from coder import editing, prompt, rtc, selection, testrank
+from coder import editing, prompt, rtc, selection
 from coder.errors import CoderError, GitError, NotCommitted, UsageError, WriteError
 from coder.model import Completion, Message, Model, Request, Usage, answered, with_ids
 from coder.repo import Repo, listed
 from coder.rtc import Change, RtcReport, RtcSettings
-from coder.selection import Selection
-from coder.selector import Choice
+from coder.selection import Selection, testing
+from coder.selection.selector import Choice
 from coder.terminal import Terminal
 from coder.workspace import FileText, Workspace
 from editformats import EditFormat, ReplyError, TruncatedReply, feedback
@@ -43,13 +44,19 @@ class SessionConfig:
     stream: bool = True
     """Show the reply while it arrives, rather than once it is complete."""
     candidates: int = 1
-    """Candidate replies per request; with more than one, the selector chooses."""
+    """Candidate replies per request; with more than one, the rules of coder/selection choose."""
     test_cmd: str | None = None
-    """The test command; when set, candidates are also ranked by it."""
+    """The test command; when set, candidates must pass it to be chosen."""
     candidate_tests: bool = True
+    """Run the test command on each distinct candidate (when there is one)."""
     sandbox: Sandbox | None = None
     """Where /test and the candidates' tests run; None: plain commands."""
-    """Run the test command on each distinct candidate (when there is one)."""
+    refine: int = 1
+    """Rounds of refinement when no candidate passes the tests."""
+    plan: bool = False
+    """Each candidate writes a short plan before its edit."""
+    diverse: bool = False
+    """Candidates after the first are asked from different angles."""
     consistency_prompt: bool = False
     """Put the consistency instruction before the edit format's system prompt."""
     rtc: bool = False
@@ -153,13 +160,16 @@ class Session:
             self._replies += 1
             calls = with_ids(completion.tool_calls, f"coder_call_{self._replies}")
             completion = replace(completion, tool_calls=calls)
-            self._remember(Message("user", message), _assistant(completion))
+            chosen = self.selection.chosen if attempt == 0 and self.selection else None
+            # A chosen refinement (or planned candidate) brings the exchange that led to it.
+            exchange = chosen.exchange if chosen else ()
+            self._remember(Message("user", message), *exchange, _assistant(completion))
             if completion.interrupted:
                 self._answer(completion, ["Interrupted by the user: nothing was applied."])
                 self.terminal.say("Interrupted: the partial reply was kept, nothing applied.")
                 return TurnOutcome(interrupted=True)
             try:
-                proposal = self._propose(completion)
+                proposal = self._propose(completion, chosen.base if chosen else None)
             except ReplyError as exc:
                 self._answer(completion, [f"Nothing of this reply was applied: {exc}"])
                 message = self._reflection(completion, str(exc))
@@ -266,7 +276,15 @@ class Session:
         n = self.config.candidates
         self.terminal.say(f"Asking {self.model.name} for {n} candidates...")
         setup = selection.Setup(
-            self.model, self.fmt, self.ws, self.files, self.read_only, self._tests()
+            self.model,
+            self.fmt,
+            self.ws,
+            self.files,
+            self.read_only,
+            tests=self._tests(),
+            refine=self.config.refine,
+            plan=self.config.plan,
+            diverse=self.config.diverse,
         )
         try:
             made = selection.make(setup, self._build(message), message, n)
@@ -286,8 +304,8 @@ class Session:
     def _tests(self) -> selection.TestSetup | None:
         if not self.config.test_cmd or not self.config.candidate_tests:
             return None
-        files = self.repo.files() if self.repo else testrank.tree_files(self.ws.root)
-        return selection.TestSetup(self.config.test_cmd, tuple(files), self.config.sandbox)
+        files = self.repo.files() if self.repo else testing.tree_files(self.ws.root)
+        return selection.TestSetup(self.config.test_cmd, tuple(files), sandbox=self.config.sandbox)
 
     def _call(self, request: Request) -> Completion:
         self.terminal.start_reply()
@@ -323,14 +341,17 @@ class Session:
         read_only = {p: self.ws.read(p).text for p in self.read_only}
         return files, read_only
 
-    def _propose(self, completion: Completion) -> editing.Proposal:
-        """Apply the reply in memory; the user decides about files outside the chat and files
-        that steer coder. A reply cut off at the model's length limit applies nothing."""
+    def _propose(
+        self, completion: Completion, base: Mapping[str, str] | None = None
+    ) -> editing.Proposal:
+        """Apply the reply in memory (on base, for a refinement: the files as the candidate it
+        corrects left them); the user decides about files outside the chat and files that
+        steer coder. A reply cut off at the model's length limit applies nothing."""
         if completion.truncated:
             raise truncated("a reply the model stopped at its length limit")
         scope = editing.scope_of(self.ws, self.repo, self.named)
         proposal, added, scope = editing.propose_asking(
-            self.fmt, completion.reply, self.ws, self.files, scope, self.terminal
+            self.fmt, completion.reply, self.ws, self.files, scope, self.terminal, base
         )
         self.files += [p for p in added if p not in self.files]
         self.named |= scope.named
@@ -432,7 +453,8 @@ class Session:
         for path in paths:
             if not originals[path].exists and path not in new.result.files:
                 self.ws.remove(path)
-        self.selection = replace(made, choice=Choice(other.label, "Picked by the user."))
+        picked = Choice(other.label, "Picked by the user.", rule="user")
+        self.selection = replace(made, choice=picked)
         changed = tuple(p for p in paths if self.ws.read(p).text != current[p].text)
         if self.last_edit is not None:
             after = {p: wanted[p] for p in paths if p in new.result.files}

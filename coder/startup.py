@@ -9,10 +9,10 @@ from pathlib import Path
 
 from coder import config as settings
 from coder import exits
-from coder.candidates import MAX_CANDIDATES
 from coder.errors import PathError, UsageError
 from coder.repo import NO_IDENTITY, Repo
 from coder.rtc import RtcSettings
+from coder.selection.candidates import MAX_CANDIDATES
 from coder.session import Session, SessionConfig
 from coder.terminal import Terminal
 from coder.workspace import Workspace
@@ -99,6 +99,8 @@ def _session(config, ws: Workspace, repo: Repo | None, terminal: Terminal, files
     if not 1 <= config.candidates <= MAX_CANDIDATES:
         wrong = config.candidates
         raise UsageError(f"--candidates must be from 1 to {MAX_CANDIDATES}, not {wrong}")
+    if config.refine < 0:
+        raise UsageError(f"--refine must be 0 or more, not {config.refine}")
     if config.rtc_samples < 1 or not 0 < config.rtc_threshold <= 1:
         raise UsageError("--rtc-samples must be at least 1 and --rtc-threshold in (0, 1]")
     weak = _model(config, config.weak_model, terminal) if config.weak_model else None
@@ -117,6 +119,9 @@ def _session(config, ws: Workspace, repo: Repo | None, terminal: Terminal, files
             candidates=config.candidates,
             test_cmd=config.test_cmd,
             candidate_tests=config.candidate_tests,
+            refine=config.refine,
+            plan=config.plan,
+            diverse=config.diverse,
             sandbox=contained,
             consistency_prompt=config.consistency_prompt,
             rtc=config.rtc,

@@ -1,12 +1,13 @@
 """Running untrusted code contained: one interface (run this command on this folder within these
 limits, get the outcome), bubblewrap where the machine allows it, a weaker fallback otherwise."""
 
-from sandbox.base import Limits, Outcome, Sandbox, SandboxError
+from sandbox.base import MAX_OUTPUT, Limits, Outcome, Sandbox, SandboxError
 from sandbox.choice import KINDS, get_sandbox
 from sandbox.redaction import redact, secret_values
 
 __all__ = [
     "KINDS",
+    "MAX_OUTPUT",
     "Limits",
     "Outcome",
     "Sandbox",

@@ -1,16 +1,16 @@
-"""Several candidate patches for one request: generated as independent parallel calls at spread
-temperatures, validated in memory, deduplicated with vote counts, then chosen between by the
-LLM selector (coder/selector.py). Nothing here writes to the working tree."""
+"""Candidate patches for one request: validated in memory, grouped by the change they make (the
+equivalence judge of coder/equivalence.py) with vote counts, and labelled. Nothing here writes
+to the working tree."""
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from coder import editing
-from coder.model import Completion, Model, Request, Usage, complete_all, usage_of
+from coder import editing, equivalence
+from coder.model import Completion, Message
 from coder.workspace import Workspace
 from editformats import EditFormat, ReplyError
 
@@ -30,13 +30,20 @@ class TestEvidence:
     """Tests that pass on the unedited code and fail with the candidate."""
     passing: int = 0
     """Tests that pass with the candidate (0 when per-test results are unknown)."""
+    failing: int = 0
+    """Tests that fail with the candidate; when per-test results are unknown, 1 for a failed
+    run and 0 for a passed one."""
+    output: str = ""
+    """What the test command printed (capped, secrets redacted): shown to the model when the
+    candidate is refined."""
 
     def summary(self) -> str:
         """A short cell for the table and the selector's prompt."""
-        if not (self.fixed or self.broken or self.passing):
-            return "pass" if self.passed else "fail"
         verdict = "pass" if self.passed else "fail"
-        return f"{verdict}: {self.passing} passing, {self.fixed} fixed, {self.broken} broken"
+        if not (self.fixed or self.broken or self.passing):
+            return verdict
+        counts = f"{self.passing} passing, {self.failing} failing"
+        return f"{verdict}: {counts}, {self.fixed} fixed, {self.broken} broken"
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,17 @@ class Candidate:
     """How many candidates made the same change (this one included)."""
     tests: TestEvidence | None = None
     label: str = ""
+    variant: str = ""
+    """The prompt variant it was asked with ("" for the plain request)."""
+    refines: int | None = None
+    """The index of the candidate this one corrects after its tests failed; None for a
+    candidate of the first round."""
+    base: Mapping[str, str] | None = None
+    """For a refinement: the files as the corrected candidate left them (path -> text), which
+    this reply's edits apply to."""
+    exchange: tuple[Message, ...] = ()
+    """For a refinement: the messages between the request and this reply (the corrected
+    candidate's reply, the answers to its calls, the test output)."""
 
     @property
     def valid(self) -> bool:
@@ -73,51 +91,39 @@ class Candidate:
         )
 
 
-def temperatures(n: int) -> list[float]:
-    """The first at 0, the others spread evenly from 0.4 to 1.0."""
-    if n <= 1:
-        return [0.0][:n]
-    if n == 2:
-        return [0.0, 0.7]
-    return [0.0] + [round(0.4 + 0.6 * i / (n - 2), 2) for i in range(n - 1)]
-
-
-def generate(model: Model, request: Request, n: int) -> tuple[list[Completion | Exception], Usage]:
-    """n answers to request as independent calls, each at its own temperature and seed."""
-    requests = [
-        replace(request, temperature=t, seed=None if i == 0 else i)
-        for i, t in enumerate(temperatures(n))
-    ]
-    answers = complete_all(model, requests)
-    return answers, usage_of(answers)
-
-
 def validate(
     fmt: EditFormat,
-    answers: list[Completion | Exception],
+    answers: list[tuple[Candidate, Completion | Exception]],
     ws: Workspace,
     files: list[str],
     read_only: list[str],
 ) -> list[Candidate]:
-    """Each answer as a candidate, applied in memory and checked."""
+    """Each answer, given with the candidate it completes (index, temperature, variant and,
+    for a refinement, what it corrects), applied in memory and checked."""
     candidates = []
-    spread = temperatures(len(answers))
-    for index, (answer, temperature) in enumerate(zip(answers, spread, strict=True)):
+    for candidate, answer in answers:
         if isinstance(answer, Exception):
-            candidates.append(Candidate(index, temperature, None, problem=f"model error: {answer}"))
+            candidates.append(replace(candidate, problem=f"model error: {answer}"))
             continue
-        proposal, problem = _check(fmt, answer, ws, files, read_only)
-        candidates.append(Candidate(index, temperature, answer, proposal, problem))
+        proposal, problem = _check(fmt, answer, ws, files, read_only, candidate.base)
+        candidates.append(replace(candidate, completion=answer, proposal=proposal, problem=problem))
     return candidates
 
 
 def _check(
-    fmt: EditFormat, completion: Completion, ws: Workspace, files: list[str], read_only: list[str]
+    fmt: EditFormat,
+    completion: Completion,
+    ws: Workspace,
+    files: list[str],
+    read_only: list[str],
+    base: Mapping[str, str] | None,
 ) -> tuple[editing.Proposal | None, str | None]:
     if completion.interrupted:
         return None, "interrupted"
+    if completion.truncated:
+        return None, "cut off at the model's length limit"
     try:
-        proposal = editing.propose(fmt, completion.reply, ws, files)
+        proposal = editing.propose(fmt, completion.reply, ws, files, base=base)
     except ReplyError as exc:
         return None, f"does not parse: {_first_line(str(exc))}"
     result = proposal.result
@@ -157,10 +163,9 @@ def _compiles(text: str) -> str | None:
     return None
 
 
-def dedupe(candidates: list[Candidate]) -> list[Candidate]:
-    """The valid candidates with distinct changes, each with the votes of its duplicates, in
-    generation order. Changes are compared after normalising whitespace, and for Python by
-    their syntax trees (so comments and layout do not count)."""
+def group(candidates: list[Candidate]) -> list[Candidate]:
+    """The valid candidates with distinct changes, each with the votes of the candidates that
+    make the same change (by the equivalence judge), in generation order."""
     groups: dict[tuple, list[Candidate]] = {}
     for c in candidates:
         if c.valid and c.proposal is not None:
@@ -169,22 +174,21 @@ def dedupe(candidates: list[Candidate]) -> list[Candidate]:
 
 
 def change_key(proposal: editing.Proposal) -> tuple:
-    """What a proposal changes, normalised."""
+    """What a proposal changes, equal for two proposals exactly when the equivalence judge
+    finds every changed file the same."""
     return tuple(
-        (path, normalise(path, text))
+        (path, equivalence.key(path, text))
         for path, text in sorted(proposal.result.files.items())
         if text != proposal.originals[path].text
     )
 
 
-def normalise(path: str, text: str) -> str:
-    """The text with layout removed: a Python syntax tree when it parses, else the words."""
-    if path.endswith(".py"):
-        try:
-            return ast.dump(ast.parse(text))
-        except (SyntaxError, ValueError):
-            pass
-    return " ".join(text.split())
+def files_after(candidate: Candidate) -> dict[str, str]:
+    """Every file the candidate's proposal read or wrote, as the candidate leaves it."""
+    proposal = candidate.proposal
+    assert proposal is not None
+    texts = {p: f.text for p, f in proposal.originals.items() if f.exists}
+    return texts | dict(proposal.result.files)
 
 
 def label(candidates: list[Candidate], distinct: list[Candidate], request_text: str):
@@ -194,13 +198,18 @@ def label(candidates: list[Candidate], distinct: list[Candidate], request_text: 
     seed = hashlib.sha256(request_text.encode()).digest()
     order = list(distinct)
     random.Random(seed).shuffle(order)
-    labelled = [replace(c, label=LABELS[n]) for n, c in enumerate(order)]
+    labelled = [replace(c, label=_label(n)) for n, c in enumerate(order)]
     by_key = {change_key(c.proposal): c.label for c in labelled}
     everyone = [
         replace(c, label=by_key.get(change_key(c.proposal), "")) if c.valid else c
         for c in candidates
     ]
     return sorted(labelled, key=lambda c: c.label), everyone
+
+
+def _label(n: int) -> str:
+    """A, B, ... Z, then A2, B2, ... (refinements can make more groups than letters)."""
+    return LABELS[n % len(LABELS)] + (str(n // len(LABELS) + 1) if n >= len(LABELS) else "")
 
 
 def _first_line(text: str) -> str:

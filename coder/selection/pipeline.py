@@ -1,33 +1,19 @@
-"""One request answered by several candidates: generate, validate, dedupe, optionally test,
-let the selector choose, and show the table. The chat applies the choice; the others stay
-available to /pick until the next request."""
+"""One request answered by several candidates: generate, check, group, test, refine the closest
+failing ones when none passes, choose by the rules. The chat applies the choice; the others
+stay available to /pick until the next request."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from pathlib import Path
 
-from coder import candidates as cands
-from coder import selector, testrank
-from coder.candidates import Candidate
-from coder.model import Completion, Model, Request, Usage
-from coder.selector import Choice
-from coder.terminal import Terminal
+from coder.model import Completion, Model, Request, Usage, complete_all, usage_of
+from coder.selection import candidates as cands
+from coder.selection import generation, refine, rules, testing
+from coder.selection.candidates import Candidate
+from coder.selection.selector import Choice
+from coder.selection.testing import TestRun, TestSetup
 from coder.workspace import Workspace
 from editformats import EditFormat
-from sandbox import Sandbox
-
-
-@dataclass(frozen=True)
-class TestSetup:
-    """How candidates are ranked by the test command."""
-
-    cmd: str
-    files: tuple[str, ...]
-    """The repository's files, copied into each temporary test folder."""
-    timeout: float = 600.0
-    sandbox: Sandbox | None = None
-    """Where the tests run; None: a plain subprocess with the user's environment."""
 
 
 @dataclass(frozen=True)
@@ -35,12 +21,15 @@ class Selection:
     """The candidates of one request and the choice among them."""
 
     candidates: tuple[Candidate, ...]
-    """One per call asked for, in generation order; duplicates carry their group's label."""
+    """Every candidate asked for, first-round ones in generation order, then refinements;
+    duplicates carry their group's label."""
     distinct: tuple[Candidate, ...]
-    """The valid candidates with distinct changes, in label order."""
+    """The valid candidates with distinct changes, in label order, each with its votes."""
     choice: Choice | None
     """None when no candidate is valid."""
     usage: Usage
+    asked: int = 0
+    """Candidates asked for in the first round."""
 
     def get(self, label: str) -> Candidate | None:
         """The distinct candidate with this label."""
@@ -57,7 +46,8 @@ class Selection:
         the first that arrived) so that the usual reflection explains what went wrong."""
         if self.chosen is not None and self.chosen.completion is not None:
             return self.chosen.completion
-        return next(c.completion for c in self.candidates if c.completion is not None)
+        first = [c for c in self.candidates if c.refines is None]
+        return next(c.completion for c in first if c.completion is not None)
 
 
 @dataclass(frozen=True)
@@ -71,73 +61,89 @@ class Setup:
     files: list[str]
     read_only: list[str]
     tests: TestSetup | None = None
+    refine: int = 1
+    """Rounds of refinement when no candidate passes the tests (0: none)."""
+    plan: bool = False
+    diverse: bool = False
 
 
 def make(setup: Setup, request: Request, request_text: str, n: int) -> Selection:
     """Ask for n candidates and choose one; raises the model's error when every call failed."""
-    answers, usage = cands.generate(setup.model, request, n)
-    if all(isinstance(a, Exception) for a in answers):
-        raise answers[0]
-    everyone = cands.validate(setup.fmt, answers, setup.ws, setup.files, setup.read_only)
-    distinct = cands.dedupe(everyone)
-    if setup.tests is not None and len(distinct) > 1:
-        distinct = _with_tests(distinct, setup.ws.root, setup.tests)
-    labelled, everyone = cands.label(everyone, distinct, request_text)
+    answers, usage = generation.generate(setup.model, request, n, setup.plan, setup.diverse)
+    if all(isinstance(a, Exception) for _, a in answers):
+        raise next(a for _, a in answers)
+    everyone = _check(setup, answers)
+    groups = cands.group(everyone)
+    if setup.tests is not None and groups:
+        tester = _Tester(setup)
+        groups = tester.tested(groups)
+        for _ in range(setup.refine):
+            if any(c.tests.passed for c in groups):
+                break
+            more, spent = _refine(setup, request, groups, everyone, tester)
+            usage += spent
+            if not more:
+                break
+            everyone += more
+            groups = tester.tested(cands.group(everyone))
+    labelled, everyone = cands.label(everyone, groups, request_text)
     if not labelled:
-        return Selection(tuple(everyone), (), None, usage)
-    if len(labelled) == 1:
-        only = labelled[0]
-        why = (
-            f"All {only.votes} valid candidates made the same change."
-            if only.votes > 1
-            else "The only valid candidate."
-        )
-        choice = Choice(only.label, why)
-    else:
-        choice = selector.select(setup.model, request_text, labelled, len(answers))
-        usage += choice.usage
-    return Selection(tuple(everyone), tuple(labelled), choice, usage)
+        return Selection(tuple(everyone), (), None, usage, n)
+    choice = rules.choose(setup.model, request_text, labelled, n)
+    usage += choice.usage
+    return Selection(tuple(everyone), tuple(labelled), choice, usage, n)
 
 
-def _with_tests(distinct: list[Candidate], root: Path, tests: TestSetup) -> list[Candidate]:
-    files = list(tests.files)
-    base = testrank.run_in_copy(root, files, {}, tests.cmd, tests.timeout, tests.sandbox)
-    ranked = []
-    for c in distinct:
-        changes = c.proposal.result.files
-        run = testrank.run_in_copy(root, files, changes, tests.cmd, tests.timeout, tests.sandbox)
-        ranked.append(replace(c, tests=testrank.evidence(base, run)))
-    return ranked
+def _check(setup: Setup, answers) -> list[Candidate]:
+    return cands.validate(setup.fmt, answers, setup.ws, setup.files, setup.read_only)
 
 
-def show(terminal: Terminal, selection: Selection) -> None:
-    """The table of candidates, then the choice and its reasoning."""
-    votes = {c.label: c for c in selection.distinct}
-    rows = []
-    for c in selection.candidates:
-        group = votes.get(c.label)
-        rows.append(
-            [
-                c.label or "-",
-                f"{c.temperature:g}",
-                str(group.votes) if group else "",
-                "yes" if c.valid else f"no: {c.problem}",
-                group.tests.summary() if group and group.tests else "",
-                str(c.size) if c.proposal else "",
-                "chosen" if selection.choice and c.label == selection.choice.label else "",
-            ]
-        )
-    columns = ["label", "temp", "votes", "valid", "tests", "size", ""]
-    arrived = sum(c.completion is not None for c in selection.candidates)
-    asked = len(selection.candidates)
-    terminal.table(f"{arrived} of {asked} candidates answered", columns, rows)
-    choice = selection.choice
-    if choice is None:
-        terminal.error("No candidate is valid.")
-        return
-    how = f"fallback: {choice.fallback}" if choice.fallback else "selector"
-    sure = f", confidence {choice.confidence:.2f}" if choice.confidence is not None else ""
-    terminal.say(f"Chose {choice.label} ({how}{sure}): {choice.reasoning}")
-    others = [c.label for c in selection.distinct if c.label != choice.label]
-    if others:
-        terminal.say(f"/pick {' or /pick '.join(others)} applies another instead.")
+def _refine(
+    setup: Setup,
+    request: Request,
+    groups: list[Candidate],
+    everyone: list[Candidate],
+    tester: _Tester,
+) -> tuple[list[Candidate], Usage]:
+    """One round: each failing candidate chosen to refine gets its request; the answers,
+    checked, as new candidates."""
+    assert setup.tests is not None
+    refined = {c.refines for c in everyone if c.refines is not None}
+    chosen = refine.chosen_to_refine(groups, refined)
+    if not chosen:
+        return [], Usage()
+    start = len(everyone)
+    asked = [
+        refine.request_for(request, c, setup.tests.cmd, start + n) for n, c in enumerate(chosen)
+    ]
+    answers = complete_all(setup.model, asked)
+    made = [
+        (refine.candidate_for(c, start + n, asked[n], request), answers[n])
+        for n, c in enumerate(chosen)
+    ]
+    return _check(setup, made), usage_of(answers)
+
+
+class _Tester:
+    """Tests groups of candidates, each distinct change once, all runs of a round at once;
+    the unedited code is tested alongside the first round."""
+
+    def __init__(self, setup: Setup):
+        assert setup.tests is not None
+        self.setup = setup
+        self.tests = setup.tests
+        self.base: TestRun | None = None
+        self.done: dict[tuple, cands.TestEvidence] = {}
+
+    def tested(self, groups: list[Candidate]) -> list[Candidate]:
+        """The groups, each with its test evidence."""
+        new = [c for c in groups if cands.change_key(c.proposal) not in self.done]
+        changes = [dict(c.proposal.result.files) for c in new]
+        first = self.base is None
+        runs = testing.run_all(self.setup.ws.root, self.tests, ([{}] if first else []) + changes)
+        if first:
+            self.base, runs = runs[0], runs[1:]
+        assert self.base is not None
+        for c, run in zip(new, runs, strict=True):
+            self.done[cands.change_key(c.proposal)] = testing.evidence(self.base, run)
+        return [replace(c, tests=self.done[cands.change_key(c.proposal)]) for c in groups]

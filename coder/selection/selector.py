@@ -1,14 +1,15 @@
-"""The LLM selector: it reads the distinct candidates under letter labels, with the request,
+"""The LLM selector: it reads the eligible candidates under letter labels, with the request,
 the code around each change and the evidence, reasons, and picks one. It only chooses; it
-never merges. An invalid answer gets one retry, then a deterministic fallback decides."""
+never merges. An invalid answer gets one retry, then a deterministic fallback decides. It is
+called only when the tests and the agreement among candidates leave a choice (rules.py)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
 
-from coder.candidates import Candidate
 from coder.model import Completion, Message, Model, Request, Usage, answered, with_ids
+from coder.selection.candidates import Candidate
 
 SYSTEM = """\
 You judge candidate changes that separate attempts made for one programming request, and pick \
@@ -16,8 +17,9 @@ the single candidate that best does what the user asked: correct, complete, cons
 the surrounding code, and without unrelated changes.
 
 Each candidate comes with evidence: its votes (how many independent attempts produced the \
-same change), its test results when the tests were run, and the size of the change. Treat \
-the evidence as hints, not proof: read the code.
+same change), its test results when the tests were run, and the size of the change. The \
+candidates shown did equally well on the tests, if any were run; votes and size are hints, \
+not proof: read the code.
 
 First reason step by step about what the request needs and how each candidate meets it. Then \
 name your choice by its label and say how sure you are, from 0 to 1. You choose one candidate \
@@ -56,6 +58,12 @@ def tool(labels: list[str]) -> dict:
     }
 
 
+RULES = ("only one", "tests", "agreement", "selector", "fallback", "user")
+"""What can make a choice: the only eligible candidate, the tests leaving one, a clear
+majority of the eligible candidates, the LLM selector, the deterministic fallback when the
+selector's answers were unusable, or the user's /pick."""
+
+
 @dataclass(frozen=True)
 class Choice:
     """Which candidate was chosen, why, and by what."""
@@ -64,8 +72,10 @@ class Choice:
     reasoning: str
     confidence: float | None = None
     fallback: str | None = None
-    """Why the deterministic fallback chose instead of the selector; None when it did."""
+    """Why the deterministic fallback chose instead of the selector; None when it did not."""
     usage: Usage = field(default_factory=Usage)
+    rule: str = "selector"
+    """One of RULES."""
 
 
 def select(model: Model, request_text: str, candidates: list[Candidate], total: int) -> Choice:
@@ -105,13 +115,13 @@ def fallback(candidates: list[Candidate], why: str, usage: Usage | None = None) 
     """The best candidate by tests, then votes, then the lowest temperature."""
     best = min(candidates, key=rank)
     reason = "by tests, votes and temperature" if best.tests else "by votes and temperature"
-    return Choice(best.label, f"Chosen {reason}.", None, why, usage or Usage())
+    return Choice(best.label, f"Chosen {reason}.", None, why, usage or Usage(), "fallback")
 
 
 def rank(c: Candidate) -> tuple:
-    """Sort key: passing tests, fewer broken, more passing, more votes, generation order."""
+    """Sort key: passing tests, fewer failing, fewer broken, more votes, generation order."""
     tests = c.tests
-    by_tests = (not tests.passed, tests.broken, -tests.passing) if tests else (False, 0, 0)
+    by_tests = (not tests.passed, tests.failing, tests.broken) if tests else (False, 0, 0)
     return (*by_tests, -c.votes, c.index)
 
 

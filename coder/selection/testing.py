@@ -1,26 +1,41 @@
-"""Running the test command on candidate changes, each in its own temporary copy of the
-repository (in a sandbox when the user asks for one), and comparing per test with the
-unedited code. The working tree is never touched.
-
-Per-test results come from pytest's JUnit XML (asked for through PYTEST_ADDOPTS); for any
-other test command only the exit status is compared.
-"""
+"""Running the test command on candidate changes, all at once, each in its own temporary copy
+of the repository (copy-on-write where it can be, sandboxed when asked), compared test by test
+with the unedited code through pytest's JUnit report (else by exit status)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from coder.candidates import TestEvidence
-from sandbox import Limits, Sandbox, redact, secret_values
+from coder.selection.candidates import TestEvidence
+from sandbox import MAX_OUTPUT, Limits, Sandbox, redact, secret_values
 
 REPORT = "coder-junit.xml"
+FICLONE = 0x40049409
+"""Linux's ioctl that makes a file share another's blocks until either is written."""
+MAX_PARALLEL = 8
+"""Test runs at one time."""
+
+
+@dataclass(frozen=True)
+class TestSetup:
+    """How candidates are tested."""
+
+    cmd: str
+    files: tuple[str, ...]
+    """The repository's files, copied into each temporary test folder."""
+    timeout: float = 600.0
+    sandbox: Sandbox | None = None
+    """Where the tests run; None: a plain subprocess with the user's environment."""
 
 
 @dataclass(frozen=True)
@@ -31,32 +46,49 @@ class TestRun:
     outcomes: dict[str, bool]
     """Test id -> passed; empty when the command gave no JUnit report."""
     output: str = ""
-    """What the command printed (in a sandbox: secrets redacted, capped)."""
+    """What the command printed (capped, secrets redacted)."""
 
 
-def run_in_copy(
-    root: Path,
-    files: list[str],
-    changes: Mapping[str, str],
-    cmd: str,
-    timeout: float,
-    sandbox: Sandbox | None = None,
-) -> TestRun:
-    """Copy files from root to a temporary folder, write changes over them, run cmd there (in
-    sandbox, when given)."""
+def run_all(root: Path, tests: TestSetup, changes: Sequence[Mapping[str, str]]) -> list[TestRun]:
+    """The test command run on each set of changes (path -> text, written over a copy of the
+    repository's files), all at once; the runs in the order of changes."""
+    if not changes:
+        return []
+    with ThreadPoolExecutor(min(MAX_PARALLEL, len(changes))) as pool:
+        return list(pool.map(lambda c: run_in_copy(root, tests, c), changes))
+
+
+def run_in_copy(root: Path, tests: TestSetup, changes: Mapping[str, str]) -> TestRun:
+    """Copy the files from root to a temporary folder, write changes over them, run the test
+    command there (in the sandbox, when there is one)."""
     with tempfile.TemporaryDirectory(prefix="coder-tests-") as scratch:
         copy = Path(scratch) / "repo"
-        for rel in files:
+        for rel in tests.files:
             source = root / rel
             if source.is_file() and not source.is_symlink():
                 (copy / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, copy / rel)
+                _clone(source, copy / rel)
         for rel, text in changes.items():
             (copy / rel).parent.mkdir(parents=True, exist_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                (copy / rel).unlink()  # never write through a clone or a link
             (copy / rel).write_text(text, encoding="utf-8", newline="")
-        if sandbox is not None:
-            return _contained(copy, cmd, timeout, sandbox)
-        return _run(copy, Path(scratch) / REPORT, cmd, timeout)
+        if tests.sandbox is not None:
+            return _contained(copy, tests.cmd, tests.timeout, tests.sandbox)
+        return _run(copy, Path(scratch) / REPORT, tests.cmd, tests.timeout)
+
+
+def _clone(source: Path, target: Path) -> None:
+    """A copy of source that costs no disk blocks where the file system shares them
+    (btrfs, XFS), else a plain copy; the mode bits are kept either way."""
+    with open(source, "rb") as src, open(target, "wb") as dst:
+        try:
+            import fcntl
+
+            fcntl.ioctl(dst.fileno(), FICLONE, src.fileno())
+        except (ImportError, OSError):
+            shutil.copyfileobj(src, dst)
+    shutil.copymode(source, target)
 
 
 SANDBOX_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "VIRTUAL_ENV", "PYTHONPATH", "TZ")
@@ -79,20 +111,28 @@ def _run(folder: Path, report: Path, cmd: str, timeout: float) -> TestRun:
     # The tests see the user's environment, as /test does, plus one pytest option.
     env = dict(os.environ)
     env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')} --junitxml={report}".strip()
+    proc = subprocess.Popen(
+        cmd,
+        shell=True,
+        cwd=folder,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
-        done = subprocess.run(
-            cmd,
-            shell=True,
-            cwd=folder,
-            env=env,
-            capture_output=True,
-            timeout=timeout,
-            start_new_session=True,
-        )
-        status = done.returncode
+        printed, _ = proc.communicate(timeout=timeout)
+        status = proc.returncode
     except subprocess.TimeoutExpired:
+        # The whole session: a test may have started processes that hold the output open.
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        printed, _ = proc.communicate()
+        printed += f"\n(stopped after {timeout:g} s)".encode()
         status = -1
-    return TestRun(status, read_junit(report))
+    output = printed[:MAX_OUTPUT].decode(errors="replace")
+    return TestRun(status, read_junit(report), redact(output, secret_values(os.environ)).strip())
 
 
 def read_junit(path: Path) -> dict[str, bool]:
@@ -117,7 +157,9 @@ def evidence(base: TestRun, run: TestRun) -> TestEvidence:
     broken = sum(1 for t, ok in run.outcomes.items() if not ok and base.outcomes.get(t))
     broken += sum(1 for t, ok in base.outcomes.items() if ok and t not in run.outcomes)
     passing = sum(run.outcomes.values())
-    return TestEvidence(run.status == 0, fixed, broken, passing)
+    passed = run.status == 0
+    failing = max(len(run.outcomes) - passing, int(not passed))
+    return TestEvidence(passed, fixed, broken, passing, failing, run.output)
 
 
 def tree_files(root: Path) -> list[str]:

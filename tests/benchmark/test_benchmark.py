@@ -152,13 +152,29 @@ def test_candidates_outvote_a_wrong_first_answer(tmp_path: Path) -> None:
     summary = run(tmp_path, "--model", "oracle-retry", "--candidates", "3", "--num-tests", "3")
     assert summary["pass_rate_1"] == 100.0 and summary["candidates"] == 3
     assert summary["selections"] == summary["selections_with_a_passing_candidate"] == 3
-    assert summary["selector_chose_passing"] == 3 and summary["selector_missed"] == 0
-    # The oracle cannot answer the selector's question, so the votes decide, and say so.
-    assert summary["selector_fallbacks"] == 3
+    assert summary["selection_chose_passing"] == 3 and summary["selection_missed"] == 0
+    # Two of three agree, so no selector is asked.
+    assert summary["selection_by_rule"] == {"agreement": 3}
+    assert summary["selector_fallbacks"] == 0
     (result, *_) = sorted((tmp_path / "runs").glob("*--c3/results/*.json"))
     selection = json.loads(result.read_text())["selections"][0]
     assert sorted(selection["votes"].values()) == [1, 2]
     assert sorted(selection["passed"].values()) == [False, True]
+    assert selection["rule"] == "agreement" and selection["best_available"]
+
+
+@needs_exercises
+def test_candidate_tests_choose_by_the_exercises_tests(tmp_path: Path) -> None:
+    summary = run(
+        tmp_path,
+        *("--model", "oracle-retry", "--candidates", "3", "--candidate-tests"),
+        *("--num-tests", "2"),
+    )
+    assert summary["pass_rate_1"] == 100.0 and summary["candidate_tests"] is True
+    # The wrong candidate fails the tests; the two right ones are one change.
+    assert summary["selection_by_rule"] == {"tests": 2} and summary["selection_missed"] == 0
+    (result, *_) = sorted((tmp_path / "runs").glob("*--c3t/results/*.json"))
+    assert json.loads(result.read_text())["selections"][0]["best_available"] is True
 
 
 @needs_exercises
@@ -179,7 +195,8 @@ def test_selection_and_round_trip_figures() -> None:
         return {"verdict": verdict, "prompt_tokens": 3, "completion_tokens": 1}
 
     def pick(chosen: str, passed: dict, fallback=None) -> dict:
-        return {"chosen": chosen, "passed": passed, "fallback": fallback}
+        rule = "fallback" if fallback else "selector"
+        return {"chosen": chosen, "passed": passed, "fallback": fallback, "rule": rule}
 
     results = [
         base | {"tests_outcomes": [True], "rtc": rtc("PASS")},
@@ -193,7 +210,9 @@ def test_selection_and_round_trip_figures() -> None:
     results[3]["selections"] = [pick("A", {"A": False, "B": False})]
     summary = report.summarize(results, selected=5, tries=2)
     assert summary["selections"] == 3 and summary["selections_with_a_passing_candidate"] == 2
-    assert summary["selector_chose_passing"] == 1 and summary["selector_missed"] == 1
+    assert summary["selection_chose_passing"] == 1 and summary["selection_missed"] == 1
+    assert summary["selection_by_rule"] == {"fallback": 1, "selector": 2}
+    assert summary["selection_missed_by_rule"] == {"fallback": 1, "selector": 0}
     assert summary["selector_fallbacks"] == 1
     assert summary["rtc_pass_rate"] == 50.0  # of the four conclusive verdicts
     assert summary["pass_rate_among_rtc_pass"] == 100.0

@@ -9,13 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from coder import candidates as cands
-from coder import commands, repl, selector
+from coder import commands, repl
 from coder.cli import main
 from coder.config import Config
 from coder.errors import CoderError, ModelError, UsageError
 from coder.model import Completion, Request, ScriptedModel
 from coder.repo import Repo
+from coder.selection import candidates as cands
+from coder.selection import generation, selector
 from coder.session import Session, SessionConfig
 from coder.terminal import Terminal
 from coder.workspace import Workspace
@@ -93,9 +94,9 @@ def label_of(chat: Session, reply: str) -> str:
 
 
 def test_temperatures_start_at_zero_and_spread() -> None:
-    assert cands.temperatures(1) == [0.0]
-    assert cands.temperatures(2) == [0.0, 0.7]
-    assert cands.temperatures(5) == [0.0, 0.4, 0.6, 0.8, 1.0]
+    assert generation.temperatures(1) == [0.0]
+    assert generation.temperatures(2) == [0.0, 0.7]
+    assert generation.temperatures(5) == [0.0, 0.4, 0.6, 0.8, 1.0]
 
 
 def test_candidates_are_independent_calls_with_spread_temperatures_and_seeds(root: Path) -> None:
@@ -108,7 +109,7 @@ def test_candidates_are_independent_calls_with_spread_temperatures_and_seeds(roo
 
 
 def test_the_selector_chooses_and_the_choice_is_applied_and_committed(root: Path) -> None:
-    model = RoutedModel([WRONG, RIGHT, RIGHT_COMMENTED], [])
+    model = RoutedModel([WRONG, RIGHT], [])
     chat, out = session(root, model)
     # Labels are shuffled by the request, so find the right one's label before scripting.
     labels = _labels_for(root, model, "compute the area")
@@ -118,23 +119,33 @@ def test_the_selector_chooses_and_the_choice_is_applied_and_committed(root: Path
     assert "w * h" in (root / "shapes.py").read_text()
     assert git(root, "log", "--format=%s", "-1").strip() == "Compute the area"
     made = chat.selection
-    assert made.choice.label == labels[RIGHT] and made.choice.fallback is None
-    assert len(made.distinct) == 2  # RIGHT and RIGHT_COMMENTED are one change by syntax tree
-    assert made.get(labels[RIGHT]).votes == 2
+    assert made.choice.label == labels[RIGHT] and made.choice.rule == "selector"
     shown = out.getvalue()
-    assert "3 of 3 candidates answered" in shown and "selector, confidence 0.90" in shown
+    assert "2 of 2 candidates answered" in shown and "selector, confidence 0.90" in shown
     assert "It multiplies." in shown and "/pick" in shown
     prompt = model.selector.requests[0].messages[-1].content
-    assert "compute the area" in prompt and "Votes: 2 of 3" in prompt
+    assert "compute the area" in prompt and "Votes: 1 of 2" in prompt
     assert "def area(w, h):" in prompt  # the code around the change
+
+
+def test_a_clear_majority_chooses_without_the_selector(root: Path) -> None:
+    model = RoutedModel([WRONG, RIGHT, RIGHT_COMMENTED], [])
+    chat, out = session(root, model)
+    chat.turn("compute the area")
+    made = chat.selection
+    assert len(made.distinct) == 2  # RIGHT and RIGHT_COMMENTED are one change by syntax tree
+    assert made.chosen.votes == 2 and made.choice.rule == "agreement"
+    assert model.selector.requests == []
+    assert "w * h" in (root / "shapes.py").read_text()
+    assert "(agreement): 2 of the 3 candidates that are valid made this change." in out.getvalue()
 
 
 def _labels_for(root: Path, model: RoutedModel, request_text: str) -> dict[str, str]:
     """The labels the distinct candidates of model.by_seed get for request_text."""
     fmt = get_format("diff")
-    answers = [Completion(text) for text in model.by_seed]
+    answers = [(cands.Candidate(i, 0.0, None), Completion(t)) for i, t in enumerate(model.by_seed)]
     everyone = cands.validate(fmt, answers, Workspace(root), ["shapes.py"], [])
-    _, everyone = cands.label(everyone, cands.dedupe(everyone), request_text)
+    _, everyone = cands.label(everyone, cands.group(everyone), request_text)
     return {c.completion.text: c.label for c in everyone if c.label}
 
 
@@ -162,11 +173,12 @@ def test_unparseable_selector_output_twice_falls_back_to_the_temperature_zero_ca
     assert "fallback: the selector's answer was invalid twice" in out.getvalue()
 
 
-def test_the_fallback_prefers_votes(root: Path) -> None:
-    model = RoutedModel([WRONG, RIGHT, RIGHT_COMMENTED], ["no", "no"])
+def test_the_fallback_prefers_the_lowest_temperature_when_votes_are_equal(root: Path) -> None:
+    other = edit("    return w * h * 1\n")
+    model = RoutedModel([WRONG, RIGHT, other], ["no", "no"])
     chat, _ = session(root, model)
     chat.turn("area")
-    assert chat.selection.choice.fallback and chat.selection.chosen.votes == 2
+    assert chat.selection.choice.rule == "fallback" and chat.selection.chosen.index == 0
 
 
 def test_a_json_answer_in_text_is_accepted() -> None:
@@ -300,8 +312,9 @@ def test_candidates_are_ranked_by_the_tests_in_temporary_copies(root: Path) -> N
     wrong = made.get(label_of(chat, WRONG))
     assert right.tests.passed and right.tests.fixed == 2 and right.tests.broken == 0
     assert not wrong.tests.passed and wrong.tests.passing == 1  # area(2, 2) == 4 by luck
-    assert made.chosen is right  # the fallback goes by the tests first
-    assert "pass: 2 passing, 2 fixed, 0 broken" in out.getvalue()
+    assert made.chosen is right and made.choice.rule == "tests"
+    assert model.selector.requests == []
+    assert "pass: 2 passing, 0 failing, 2 fixed, 0 broken" in out.getvalue()
     assert not list(root.glob("*.xml")) and not (root / ".pytest_cache").exists()
 
 

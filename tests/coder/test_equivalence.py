@@ -1,0 +1,67 @@
+"""The equivalence judge: never calls two changes the same when their meaning can differ."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from coder.equivalence import file_tier, key, tier
+
+SAME = [
+    ("a.py", "x = [1, 2]\n", "x = [1,2]  # a list\n", "ast"),
+    ("a.py", "def f():\n    return 1\n", "def f():\n\n    return 1\n", "ast"),
+    ("a.js", "f( a,b )\n", "f(a, b)  // call\n", "tokens"),
+    ("a.c", "int  y ;\n", "int y; /* y */\n", "tokens"),
+    ("A.java", "class A{int y;}", "class A {\n  int y;\n}\n", "tokens"),
+    ("x.rs", "fn f(){}", "fn f() {}\n", "tokens"),
+    ("n.txt", "same\n", "same\n", "exact"),
+]
+DIFFERENT = [
+    # A return moved out of its block: the same words, another program.
+    (
+        "a.py",
+        "def f(x):\n    if x:\n        return 1\n    return 2\n",
+        "def f(x):\n    if x:\n        return 1\n        return 2\n",
+    ),
+    ("a.py", "s = 'a b'\n", "s = 'a  b'\n"),
+    ("a.py", "x = (\n", "x = (  \n"),  # unparsable: only equal text is the same
+    ("a.js", "return\nx\n", "return x\n"),  # a line break ends the statement
+    ("a.js", "s = 'a b'\n", "s = 'a  b'\n"),
+    ("a.c", "#define X 1\nint y;\n", "#define X 2\nint y;\n"),
+    ("a.c", "a = b - -c;\n", "a = b --c;\n"),
+    ("a.sh", "a=b\n", "a = b\n"),
+    ("a.yaml", "a:\n  b: 1\n", "a:\n    b: 1\n"),
+    ("n.txt", "one two\n", "one  two\n"),
+]
+
+
+@pytest.mark.parametrize(("path", "one", "two", "expected"), SAME)
+def test_equivalent_versions(path: str, one: str, two: str, expected: str) -> None:
+    assert file_tier(path, one, two) == expected
+    assert key(path, one) == key(path, two)
+
+
+@pytest.mark.parametrize(("path", "one", "two"), DIFFERENT)
+def test_versions_whose_meaning_can_differ(path: str, one: str, two: str) -> None:
+    assert file_tier(path, one, two) == "different"
+    assert key(path, one) != key(path, two)
+
+
+def test_a_set_of_files_is_as_close_as_its_loosest_file() -> None:
+    assert tier({"a.py": "x=1\n", "b.c": "int y;"}, {"a.py": "x = 1\n", "b.c": "int y;"}) == "ast"
+    assert tier({"a.py": "x=1\n"}, {"a.py": "x=1\n", "b.c": ""}) == "different"
+    assert tier({}, {}) == "exact"
+
+
+SNIPPETS = st.sampled_from(
+    ["x = 1", "x=1", "x = 2", "if x:\n    y()", "if x:\n  y()", "y()", "# c", "'a b'", "'a  b'"]
+)
+
+
+@given(st.lists(SNIPPETS, max_size=4), st.lists(SNIPPETS, max_size=4))
+def test_the_key_agrees_with_the_tier(one: list[str], two: list[str]) -> None:
+    for suffix in ("py", "js", "txt"):
+        first, second = "\n".join(one) + "\n", "\n".join(two) + "\n"
+        same = file_tier(f"f.{suffix}", first, second) != "different"
+        assert same == (key(f"f.{suffix}", first) == key(f"f.{suffix}", second))

@@ -58,6 +58,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plan", action="store_true", help="each candidate plans before its edit")
     p.add_argument("--diverse", action="store_true", help="candidates from different angles")
     p.add_argument("--rtc", action="store_true", help="round-trip check each final edit")
+    p.add_argument(
+        "--rtc-reference",
+        action="store_true",
+        help="round-trip check each reference solution (alone: no edit requests at all)",
+    )
+    p.add_argument("--rtc-samples", type=int, default=3, metavar="N", help="descriptions (3)")
+    p.add_argument(
+        "--rtc-threshold", type=float, default=0.8, metavar="X", help="score to pass (0.8)"
+    )
+    p.add_argument("--rtc-request", action="store_true", help="the describer also sees the request")
+    p.add_argument(
+        "--consistency-prompt",
+        action="store_true",
+        help="ask the model for consistent answers (Patched RTC)",
+    )
     p.add_argument("--stats", nargs="+", type=Path, metavar="RUN", help="compare finished runs")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
@@ -103,6 +118,14 @@ def _main(args: argparse.Namespace) -> int:
     if args.refine < 0:
         print(f"benchmark: --refine takes 0 or more, not {args.refine}", file=sys.stderr)
         return 2
+    if args.rtc_samples < 1 or not 0 < args.rtc_threshold <= 1:
+        print(
+            "benchmark: --rtc-samples takes 1 or more and --rtc-threshold a number in (0, 1],"
+            f" not {args.rtc_samples} and {args.rtc_threshold}",
+            file=sys.stderr,
+        )
+        return 2
+    from coder.rtc import RtcSettings
     from exercism import TestSetup
     from sandbox import Limits, SandboxError, get_sandbox, secret_values
 
@@ -124,6 +147,11 @@ def _main(args: argparse.Namespace) -> int:
         plan=args.plan,
         diverse=args.diverse,
         rtc=args.rtc,
+        rtc_reference=args.rtc_reference,
+        rtc_settings=RtcSettings(
+            args.rtc_samples, args.rtc_threshold, with_request=args.rtc_request
+        ),
+        consistency_prompt=args.consistency_prompt,
     )
     for repeat in range(1, args.repeat + 1):
         folder = run_folder(args, repeat)
@@ -146,6 +174,8 @@ def run_folder(args: argparse.Namespace, repeat: int) -> Path:
         name += "p" if args.plan else ""
         name += "d" if args.diverse else ""
     name += "--rtc" if args.rtc else ""
+    name += "--rtc-reference" if args.rtc_reference else ""
+    name += "--consistent" if args.consistency_prompt else ""
     return args.runs_dir / (name if args.repeat == 1 else f"{name}--r{repeat}")
 
 
@@ -166,9 +196,14 @@ def run(exercises, args: argparse.Namespace, settings: RunSettings, folder: Path
         with ThreadPoolExecutor(max_workers=max(1, args.threads)) as pool:
             list(pool.map(one, todo))
     results = [json.loads((results_dir / f"{ex.name}.json").read_text()) for ex in exercises]
-    summary = report.summarize(results, len(exercises), settings.tries)
+    tries = settings.tries if settings.attempts else 0
+    summary = report.summarize(results, len(exercises), tries)
     summary |= {"model": args.model, "edit_format": args.edit_format}
     summary |= {"candidates": args.candidates, "rtc": args.rtc}
+    if args.rtc or args.rtc_reference:
+        summary |= {"rtc_reference": args.rtc_reference, "rtc_samples": args.rtc_samples}
+        summary |= {"rtc_threshold": args.rtc_threshold, "rtc_request": args.rtc_request}
+    summary |= {"consistency_prompt": args.consistency_prompt}
     if args.candidates > 1:
         summary |= {"candidate_tests": args.candidate_tests, "refine": args.refine}
         summary |= {"plan": args.plan, "diverse": args.diverse}

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from benchmark.correlation import correlation
+
 COUNTERS = (
     "no_edits",
     "parse_errors",
@@ -51,7 +53,7 @@ def summarize(results: Sequence[dict], selected: int, tries: int) -> dict:
     )
     costs = [r["cost"] for r in results if r.get("cost") is not None]
     summary["cost"] = round(sum(costs), 4) if costs else None
-    return summary | _selection(completed) | _round_trip(completed)
+    return summary | _selection(completed) | _round_trip(completed, attempted=tries > 0)
 
 
 def _well_formed(result: dict) -> bool:
@@ -84,26 +86,50 @@ def _selection(completed: Sequence[dict]) -> dict:
     }
 
 
-def _round_trip(completed: Sequence[dict]) -> dict:
-    """RTC figures as in the Patched RTC paper: the RTC pass rate, and the unit-test pass rate
-    among RTC-pass and among RTC-fail exercises (WEAK counts as not passing)."""
-    checked = [r for r in completed if r.get("rtc")]
-    if not checked:
-        return {}
-    verdicts = [r["rtc"]["verdict"] for r in checked]
-    conclusive = [r for r in checked if r["rtc"]["verdict"] != "INCONCLUSIVE"]
-    rtc_pass = [r for r in conclusive if r["rtc"]["verdict"] == "PASS"]
-    rtc_fail = [r for r in conclusive if r["rtc"]["verdict"] != "PASS"]
-    passed = lambda rs: sum(1 for r in rs if any(r["tests_outcomes"]))  # noqa: E731
-    return {
-        "rtc_pass_rate": _percent(len(rtc_pass), len(conclusive)),
-        "rtc_verdicts": {v: verdicts.count(v) for v in ("PASS", "WEAK", "FAIL", "INCONCLUSIVE")},
-        "pass_rate_among_rtc_pass": _percent(passed(rtc_pass), len(rtc_pass)),
-        "pass_rate_among_rtc_fail": _percent(passed(rtc_fail), len(rtc_fail)),
-        "rtc_tokens": sum(
-            r["rtc"]["prompt_tokens"] + r["rtc"]["completion_tokens"] for r in checked
-        ),
-    }
+def _round_trip(completed: Sequence[dict], attempted: bool) -> dict:
+    """RTC figures, for the final edits (rtc_*) and the reference solutions (rtc_reference_*):
+    the verdict counts and RTC pass rate (of the conclusive verdicts), the mean score (the
+    fraction of samples judged equivalent) and mean lift, how many re-makes pass the tests;
+    when the model also attempted the exercises, the test pass rate among RTC-pass and
+    RTC-fail exercises (WEAK counts as not passing) and the correlation between each
+    exercise's RTC score and its passing after try 1, as the RTC paper relates them."""
+    figures: dict = {}
+    for key in ("rtc", "rtc_reference"):
+        checked = [r for r in completed if r.get(key)]
+        if not checked:
+            continue
+        verdicts = [r[key]["verdict"] for r in checked]
+        conclusive = [r for r in checked if r[key]["verdict"] != "INCONCLUSIVE"]
+        rtc_pass = [r for r in conclusive if r[key]["verdict"] == "PASS"]
+        scores = [r[key]["score"] for r in conclusive]
+        tested = [t for r in conclusive for t in r[key].get("tests", []) if t is not None]
+        figures |= {
+            f"{key}_pass_rate": _percent(len(rtc_pass), len(conclusive)),
+            f"{key}_verdicts": {v: verdicts.count(v) for v in VERDICTS},
+            f"{key}_mean_score": _mean(scores),
+            f"{key}_mean_lift": _mean([r[key].get("lift", 0.0) for r in conclusive]),
+            f"{key}_remakes_passing": f"{sum(tested)}/{len(tested)}",
+            f"{key}_tokens": sum(
+                r[key]["prompt_tokens"] + r[key]["completion_tokens"] for r in checked
+            ),
+        }
+        if attempted:
+            rtc_fail = [r for r in conclusive if r[key]["verdict"] != "PASS"]
+            passed = lambda rs: sum(1 for r in rs if any(r["tests_outcomes"]))  # noqa: E731
+            first = [1.0 if r["tests_outcomes"][:1] == [True] else 0.0 for r in conclusive]
+            figures |= {
+                f"{key}_pass_rate_among_pass": _percent(passed(rtc_pass), len(rtc_pass)),
+                f"{key}_pass_rate_among_fail": _percent(passed(rtc_fail), len(rtc_fail)),
+                f"{key}_vs_pass_1": correlation(scores, first),
+            }
+    return figures
+
+
+VERDICTS = ("PASS", "WEAK", "FAIL", "INCONCLUSIVE")
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return round(sum(values) / len(values), 3) if values else None
 
 
 def _percent(part: int, whole: int) -> float:

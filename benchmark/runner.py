@@ -61,6 +61,17 @@ class RunSettings:
     diverse: bool = False
     rtc: bool = False
     """Check the round trip of each exercise's final edit."""
+    rtc_reference: bool = False
+    """Check the round trip of each exercise's reference solution (the change from the stub to
+    .meta/example.py), whatever the model's own attempt did."""
+    rtc_settings: RtcSettings = field(default_factory=RtcSettings)
+    consistency_prompt: bool = False
+    """Put the consistency instruction before the system prompt (Patched RTC)."""
+
+    @property
+    def attempts(self) -> bool:
+        """Whether the model is asked to solve the exercises: not for --rtc-reference alone."""
+        return self.rtc or not self.rtc_reference
 
 
 @dataclass
@@ -94,7 +105,10 @@ class ExerciseResult:
     whether each passes the exercise's tests, the choice, and whether it was the best
     available (it passes, or none does)."""
     rtc: dict | None = None
-    """The round-trip verdict, score, baseline and tiers of the final edit."""
+    """The round trip of the final edit: verdict, score, the tier that decided each sample,
+    each re-make's test outcome, the blind re-make, the lift."""
+    rtc_reference: dict | None = None
+    """The same for the reference solution's change."""
     error: str | None = None
     """A model or harness failure that ended the exercise early."""
     chat: str = ""
@@ -131,6 +145,7 @@ def run_exercise(
             refine=settings.refine,
             plan=settings.plan,
             diverse=settings.diverse,
+            consistency_prompt=settings.consistency_prompt,
         ),
         files=list(exercise.solution_files),
     )
@@ -139,7 +154,7 @@ def run_exercise(
     message = request
     stubs = {p: (workdir / p).read_text() for p in exercise.solution_files}
     try:
-        for attempt in range(1, settings.tries + 1):
+        for attempt in range(1, settings.tries + 1 if settings.attempts else 1):
             session.turn(message)
             _judge_candidates(result, session, exercise, settings, attempt)
             # A fresh copy of the pristine exercise with only the solution files: nothing else
@@ -151,7 +166,12 @@ def run_exercise(
             shown = "\n".join(run.output.splitlines()[:OUTPUT_LINES])
             message = RETRY.format(output=shown, files=files)
         if settings.rtc:
-            result.rtc = _round_trip(session, stubs, request)
+            after = {p: session.ws.read(p).text for p in stubs}
+            change = Change(stubs, after, {}, request)
+            result.rtc = _round_trip(session, change, exercise, settings)
+        if settings.rtc_reference:
+            change = Change(stubs, exercise.example_solution(), {}, request)
+            result.rtc_reference = _round_trip(session, change, exercise, settings)
     except Exception as exc:  # the one place a run records any failure instead of stopping
         result.error = f"{type(exc).__name__}: {exc}"
     _fill(result, session, model, time.perf_counter() - began)
@@ -186,17 +206,25 @@ def _judge_candidates(
     )
 
 
-def _round_trip(session: Session, stubs: dict[str, str], request: str) -> dict:
-    """RTC of the whole change from the stubs to the final files."""
-    after = {p: session.ws.read(p).text for p in stubs}
-    change = Change(stubs, after, {}, request)
-    report = rtc.check(session.model, session.fmt, change, RtcSettings())
+def _round_trip(session: Session, change: Change, exercise: Exercise, settings: RunSettings):
+    """RTC of one change of the solution files, every re-make run on the exercise's tests."""
+
+    def behaviour(files: dict[str, str]) -> dict[str, bool]:
+        solution = {p: t for p, t in (change.before | files).items() if p in change.before}
+        return {"the exercise's tests": run_tests(exercise, solution, settings.tests).passed}
+
+    report = rtc.check(session.model, session.fmt, change, settings.rtc_settings, behaviour)
+    blind = report.baseline
     return {
         "verdict": report.verdict,
         "score": round(report.score, 3),
-        "baseline": round(report.baseline, 3),
+        "lift": round(report.lift, 3),
+        "blind": blind.tier if blind else None,
         "reason": report.reason,
         "tiers": [s.tier for s in report.samples],
+        "tests": [s.tests for s in report.samples],
+        "original_tests": report.original_tests,
+        "similarity": [round(s.similarity, 3) for s in report.samples],
         "descriptions": [s.description for s in report.samples],
         "leaked": sum(s.leaked for s in report.samples),
         "prompt_tokens": report.usage.prompt_tokens,

@@ -8,6 +8,8 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
+from benchmark.correlation import correlation, described
+
 
 def compare(runs: list[Path], chart: Path | None = None) -> str:
     """A text report on the runs; the chart is written as PNG and SVG next to the first run."""
@@ -15,17 +17,24 @@ def compare(runs: list[Path], chart: Path | None = None) -> str:
     lines = [_row("run", "model", "format", "pass 1", "pass last", "malformed", "errors", "done")]
     groups: dict[tuple[str, str], list[float]] = defaultdict(list)
     for run, s in summaries:
-        last = max(
-            int(k.split("_")[2]) for k in s if k.startswith("pass_rate_") and k[10:].isdigit()
-        )
-        final = s[f"pass_rate_{last}"]
-        groups[(s["model"], _variant(s))].append(final)
+        tries = [int(k[10:]) for k in s if k.startswith("pass_rate_") and k[10:].isdigit()]
+        # A run of --rtc-reference alone asked for no edits: it has no pass rates.
+        final = s[f"pass_rate_{max(tries)}"] if tries else None
+        if final is not None:
+            groups[(s["model"], _variant(s))].append(final)
         done = f"{s['completed']}/{s['selected']}"
         malformed = s.get("percent_malformed", 100 - s["percent_well_formed"])
         errors = s.get("errors", s.get("errored", 0))
         lines.append(
             _row(
-                run.name, s["model"], _variant(s), s["pass_rate_1"], final, malformed, errors, done
+                run.name,
+                s["model"],
+                _variant(s),
+                s.get("pass_rate_1", "-"),
+                "-" if final is None else final,
+                malformed,
+                errors,
+                done,
             )
         )
     lines += ["", "pass rate after the last try, mean ± stdev over repeats:"]
@@ -34,11 +43,12 @@ def compare(runs: list[Path], chart: Path | None = None) -> str:
         lines.append(
             f"  {model} / {fmt}: {statistics.mean(rates):.1f} ± {spread:.1f} (n={len(rates)})"
         )
-    lines += _round_trips(summaries)
-    lines += ["", _nondeterminism(runs)]
     target = chart or runs[0].parent / "stats"
-    written = draw(groups, target)
-    lines.append(f"chart: {', '.join(str(p) for p in written)}")
+    lines += _round_trips(summaries, target)
+    lines += ["", _nondeterminism(runs)]
+    if groups:
+        written = draw(groups, target)
+        lines.append(f"chart: {', '.join(str(p) for p in written)}")
     return "\n".join(lines)
 
 
@@ -48,19 +58,62 @@ def _variant(summary: dict) -> str:
     return summary["edit_format"] + (f" x{n}" if n > 1 else "")
 
 
-def _round_trips(summaries: list[tuple[Path, dict]]) -> list[str]:
-    """RTC pass rate per model and format, and the test pass rates it separates."""
-    checked = [s for _, s in summaries if "rtc_pass_rate" in s]
-    if not checked:
+def _round_trips(summaries: list[tuple[Path, dict]], target: Path) -> list[str]:
+    """Per run: RTC pass rate, mean score and lift, and how RTC relates to passing after try 1
+    across its exercises; across runs (models): the correlation of mean RTC with pass@1 and
+    its scatter plot, the RTC paper's central figure."""
+    lines = []
+    points = []
+    for run, s in summaries:
+        for key in ("rtc_reference", "rtc"):
+            if f"{key}_mean_score" not in s:
+                continue
+            what = "reference solutions" if key == "rtc_reference" else "final edits"
+            lines.append(
+                f"  {run.name} ({what}): RTC pass {s[f'{key}_pass_rate']}%,"
+                f" mean RTC {s[f'{key}_mean_score']}, mean lift {s[f'{key}_mean_lift']},"
+                f" re-makes passing the tests {s[f'{key}_remakes_passing']}"
+            )
+            if f"{key}_vs_pass_1" in s:
+                lines.append(f"    RTC vs pass after try 1: {described(s[f'{key}_vs_pass_1'])}")
+            if "pass_rate_1" in s and not any(p[0] == run.name for p in points):
+                points.append((run.name, s[f"{key}_mean_score"], s["pass_rate_1"]))
+    if not lines:
         return []
-    lines = ["", "round-trip correctness: RTC pass rate; test pass rate among RTC pass / fail:"]
-    for s in checked:
-        lines.append(
-            f"  {s['model']} / {_variant(s)}: {s['rtc_pass_rate']}%;"
-            f" {s['pass_rate_among_rtc_pass']}% / {s['pass_rate_among_rtc_fail']}%"
-            f" {s['rtc_verdicts']}"
-        )
+    lines = [
+        "",
+        "round-trip correctness (score: the fraction of samples judged equivalent):",
+        *lines,
+    ]
+    if len(points) >= 2:
+        across = correlation([p[1] for p in points], [p[2] for p in points])
+        lines.append(f"  across runs, mean RTC vs pass@1: {described(across)}")
+        written = scatter(points, target.with_name(target.name + "-rtc"))
+        lines.append(f"  scatter: {', '.join(str(p) for p in written)}")
     return lines
+
+
+def scatter(points: list[tuple[str, float, float]], target: Path) -> list[Path]:
+    """Mean RTC against pass@1, one labelled point per run, as target.png and target.svg."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(5, 4))
+    for name, rtc, passed in points:
+        axes.scatter([rtc], [passed], color="#4c72b0")
+        axes.annotate(name, (rtc, passed), fontsize=7, xytext=(3, 3), textcoords="offset points")
+    axes.set_xlabel("mean RTC (fraction of samples re-made)")
+    axes.set_ylabel("pass after try 1 (%)")
+    axes.set_xlim(-0.05, 1.05)
+    axes.set_ylim(-5, 105)
+    figure.tight_layout()
+    written = [target.with_suffix(".png"), target.with_suffix(".svg")]
+    for path in written:
+        figure.savefig(path)
+    plt.close(figure)
+    return written
 
 
 def _row(*cells) -> str:

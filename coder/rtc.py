@@ -1,17 +1,13 @@
-"""Round-trip correctness of an edit, after Allamanis et al. 2024 (EditingRTC) and Patched RTC
-(Sharma 2024): the model describes the change in a few short sentences, re-makes it from each
-description alone, and the re-made changes are compared with the original. All in memory.
-
-Verdicts: PASS (the descriptions re-make the change: score >= threshold, and the bare
-description "Edit." does not); WEAK (re-made, but "Edit." re-makes it too, so the check shows
-little; or some samples re-made it but the mean stays below the threshold); FAIL; and
-INCONCLUSIVE when the model could not answer or there is no change to check.
-"""
+"""Round-trip correctness of an edit, after Allamanis et al. 2024 and Patched RTC (Sharma 2024):
+the model describes the change, re-makes it from each description alone, and each re-made
+change is judged equivalent or not (coder/equivalence.py, then the tests' behaviour)."""
 
 from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 from coder import equivalence, prompt
@@ -28,9 +24,20 @@ could make the same change. Name functions and files if needed, but do not quote
 Answer with the instruction only, on one line."""
 BASELINE = "Edit."
 """The uninformative description: what re-making the edit with no information achieves."""
-EQUIVALENT = equivalence.EQUIVALENT
-"""Comparison tiers at which a re-made change counts as the same change (coder/equivalence.py:
-exact text, equal Python syntax trees, equal tokens where layout means nothing)."""
+TESTS = "tests"
+"""The tier of a re-made change that differs in text but behaves as the original on every
+test (and the original passes at least one)."""
+EQUIVALENT = (*equivalence.EQUIVALENT, TESTS)
+"""Tiers at which a re-made change counts as the same change: exact text, equal Python syntax
+trees, equal tokens where layout means nothing, equal behaviour on the tests."""
+RULE = (
+    "score = the fraction of samples judged equivalent; PASS at or above the threshold, FAIL"
+    " when none is, WEAK in between, INCONCLUSIVE when the model could not produce them"
+)
+"""The verdict rule, as the report states it. Textual similarity is shown, never counted."""
+Behaviour = Callable[[dict[str, str]], dict[str, bool] | None]
+"""Runs the tests on the files as a change leaves them (path -> text, the changed ones):
+test id -> passed, or None when there are no tests to run."""
 
 
 @dataclass(frozen=True)
@@ -57,15 +64,20 @@ class Sample:
     leaked: bool = False
     """The description quotes code the change added."""
     tier: str = "different"
-    """exact, whitespace, ast, different, failed (the re-edit did not apply), or error."""
+    """exact, ast, tokens, tests (the tier that found it equivalent), different, or failed
+    (the re-edit did not apply, changed nothing, or had no description)."""
     similarity: float = 0.0
-    """How alike the two diffs are, 0 to 1."""
+    """How alike the two diffs are, 0 to 1: shown, never part of the verdict."""
     problem: str = ""
+    tests: bool | None = None
+    """Whether the re-made change passes every test; None when no tests were run."""
+    remade: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    """The changed files of the re-made change."""
 
     @property
-    def score(self) -> float:
-        """1 for an equivalent change, else the similarity of the diffs."""
-        return 1.0 if self.tier in EQUIVALENT else self.similarity
+    def equivalent(self) -> bool:
+        """Judged the same change as the original."""
+        return self.tier in EQUIVALENT
 
 
 @dataclass(frozen=True)
@@ -74,16 +86,28 @@ class RtcReport:
 
     verdict: str
     score: float = 0.0
-    baseline: float = 0.0
+    """The fraction of samples judged equivalent."""
+    baseline: Sample | None = None
+    """The blind re-make from "Edit." alone, kept apart from the samples."""
     threshold: float = 0.8
     samples: tuple[Sample, ...] = ()
     usage: Usage = field(default_factory=Usage)
     reason: str = ""
+    original_tests: bool | None = None
+    """Whether the original change passes every test; None when no tests were run."""
 
     @property
     def lift(self) -> float:
-        """How much better the descriptions re-make the change than "Edit." does."""
-        return self.score - self.baseline
+        """How much the descriptions help over re-making blind: the score less the blind
+        re-make's (1 when "Edit." alone re-makes the change, else 0)."""
+        blind = 1.0 if self.baseline is not None and self.baseline.equivalent else 0.0
+        return self.score - blind
+
+    @property
+    def tested(self) -> tuple[int, int]:
+        """(re-makes that pass the tests, re-makes tested)."""
+        ran = [s for s in self.samples if s.tests is not None]
+        return sum(bool(s.tests) for s in ran), len(ran)
 
 
 @dataclass(frozen=True)
@@ -97,30 +121,51 @@ class Change:
 
 
 def show(terminal: Terminal, report: RtcReport) -> None:
-    """The samples as a table, then the verdict with its figures."""
-    rows = [
-        [
+    """The samples as a table (the tier that decided each), then the verdict with its rule."""
+    tested = report.original_tests is not None
+    rows = []
+    for s in report.samples:
+        row = [
             s.description + (" (quotes added code)" if s.leaked else ""),
             s.tier + (f": {s.problem}" if s.problem else ""),
-            f"{s.score:.2f}",
+            f"{s.similarity:.2f}",
         ]
-        for s in report.samples
-    ]
+        rows.append(row + ([_passes(s.tests)] if tested else []))
     if rows:
-        terminal.table("Round trip", ["description", "tier", "score"], rows)
+        columns = ["description", "tier", "similarity"] + (["tests"] if tested else [])
+        terminal.table("Round trip", columns, rows)
     line = f"RTC {report.verdict}: {report.reason}."
     if report.samples:
+        equivalent = sum(s.equivalent for s in report.samples)
+        blind = report.baseline.tier if report.baseline else "not run"
         line += (
-            f" Score {report.score:.2f} (threshold {report.threshold:.2f}),"
-            f' "Edit." {report.baseline:.2f}, lift {report.lift:+.2f}.'
+            f" Score {report.score:.2f} ({equivalent} of {len(report.samples)} equivalent;"
+            f" threshold {report.threshold:.2f}). Blind re-make from \"Edit.\": {blind};"
+            f" lift {report.lift:+.2f} (what the descriptions add over re-making blind)."
         )
+    if tested:
+        passing, ran = report.tested
+        line += f" Tests: {passing}/{ran} re-makes pass"
+        line += " (the original passes)." if report.original_tests else " (the original fails)."
     tokens = report.usage.prompt_tokens + report.usage.completion_tokens
     cost = f", ${report.usage.cost:.4f}" if report.usage.cost is not None else ""
     terminal.say(f"{line} {tokens:,} tokens{cost}.")
 
 
-def check(model: Model, fmt: EditFormat, change: Change, settings: RtcSettings) -> RtcReport:
-    """Run the round trip and judge it; model errors make it INCONCLUSIVE, never FAIL."""
+def _passes(tests: bool | None) -> str:
+    return "" if tests is None else ("pass" if tests else "fail")
+
+
+def check(
+    model: Model,
+    fmt: EditFormat,
+    change: Change,
+    settings: RtcSettings,
+    behaviour: Behaviour | None = None,
+) -> RtcReport:
+    """Run the round trip and judge it by RULE; model errors make it INCONCLUSIVE, never FAIL.
+    With behaviour, every re-made change is tested, and one that differs in text but behaves
+    as the original on every test counts as equivalent."""
     base = RtcReport("INCONCLUSIVE", threshold=settings.threshold)
     if all(change.before.get(p) == t for p, t in change.after.items()):
         return replace(base, reason="there is no change to check")
@@ -145,22 +190,48 @@ def check(model: Model, fmt: EditFormat, change: Change, settings: RtcSettings) 
         else Sample("", tier="failed", problem="the description is empty")
         for d in [*descriptions, BASELINE]
     ]
-    score = sum(s.score for s in samples[:-1]) / len(descriptions)
-    baseline = samples[-1].score
-    verdict, reason = judge(score, baseline, samples[:-1], settings.threshold)
-    kept = tuple(samples[:-1])
-    return RtcReport(verdict, score, baseline, settings.threshold, kept, usage, reason)
+    original = None
+    if behaviour is not None:
+        original, samples = _tested(change, samples, behaviour)
+    *kept, blind = samples
+    score = sum(s.equivalent for s in kept) / len(kept)
+    verdict, reason = judge(score, settings.threshold)
+    return RtcReport(
+        verdict, score, blind, settings.threshold, tuple(kept), usage, reason, original
+    )
 
 
-def judge(score: float, baseline: float, samples, threshold: float) -> tuple[str, str]:
-    """The verdict for a mean score, the baseline's score and the samples."""
-    if score >= threshold and baseline < threshold:
-        return "PASS", "the descriptions re-make the change"
+def judge(score: float, threshold: float) -> tuple[str, str]:
+    """The verdict for a score (the fraction of samples judged equivalent), by RULE."""
     if score >= threshold:
-        return "WEAK", 'the bare description "Edit." re-makes the change too: no lift'
-    if any(s.tier in EQUIVALENT for s in samples):
-        return "WEAK", "some descriptions re-make the change, not enough of them"
-    return "FAIL", "the descriptions do not re-make the change"
+        return "PASS", f"{score:.0%} of the descriptions re-make the change"
+    if score == 0:
+        return "FAIL", "no description re-makes the change"
+    return "WEAK", f"only {score:.0%} of the descriptions re-make the change"
+
+
+def _tested(
+    change: Change, samples: list[Sample], behaviour: Behaviour
+) -> tuple[bool | None, list[Sample]]:
+    """The original and every re-made change run on the tests (all at once); a re-make that
+    differs in text but has the original's outcome on every test, with at least one test
+    passing, moves to the tier "tests"."""
+    runs = [change.after] + [s.remade for s in samples if s.remade]
+    with ThreadPoolExecutor(max_workers=min(8, len(runs))) as pool:
+        outcomes = list(pool.map(behaviour, runs))
+    original, results = outcomes[0], iter(outcomes[1:])
+    if original is None:
+        return None, samples
+    judged = []
+    for s in samples:
+        if not s.remade:
+            judged.append(s)
+            continue
+        found = next(results)
+        same = found == original and any(original.values())
+        tier = TESTS if same and s.tier == equivalence.DIFFERENT else s.tier
+        judged.append(replace(s, tier=tier, tests=bool(found) and all(found.values())))
+    return bool(original) and all(original.values()), judged
 
 
 def describe_requests(change: Change, settings: RtcSettings) -> list[Request]:
@@ -219,7 +290,7 @@ def compare(fmt: EditFormat, change: Change, answer: Completion) -> Sample:
     if not remade:
         return Sample("", tier="failed", problem="the re-made reply changes nothing")
     similarity = diff_similarity(change, remade)
-    return Sample("", tier=tier(change.after, remade), similarity=similarity)
+    return Sample("", tier=tier(change.after, remade), similarity=similarity, remade=remade)
 
 
 def tier(original: dict[str, str], remade: dict[str, str]) -> str:

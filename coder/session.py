@@ -11,24 +11,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from coder import editing, prompt, rtc, selection
+from coder.commit_message import write_commit_message
 from coder.errors import CoderError, GitError, NotCommitted, UsageError, WriteError
 from coder.model import Completion, Message, Model, Request, Usage, answered, with_ids
-from coder.repo import Repo, listed
+from coder.repo import Repo
 from coder.rtc import Change, RtcReport, RtcSettings
 from coder.selection import Selection, testing
 from coder.selection.selector import Choice
+from coder.selection.swap import swap
 from coder.terminal import Terminal
 from coder.workspace import FileText, Workspace
 from editformats import EditFormat, ReplyError, TruncatedReply, feedback
 from editformats.errors import truncated
 from sandbox import Sandbox
-
-COMMIT_TOKENS = 100
-"""Enough for one line; a model that rambles on is cut off, and the first line kept."""
-COMMIT_PROMPT = (
-    "Write a git commit message for the diff below: one line in the imperative mood, at most"
-    " 72 characters, saying what changed and why. Answer with the line only."
-)
 
 
 @dataclass(frozen=True)
@@ -143,10 +138,25 @@ class Session:
             raise CoderError("there is no edit to check yet: /rtc checks the last edit coder made")
         settings = replace(self.config.rtc_settings, with_request=with_request)
         self.terminal.say(f"Round-trip check of the last edit, {settings.samples} descriptions...")
-        report = rtc.check(self.model, self.fmt, self.last_edit, settings)
+        report = rtc.check(self.model, self.fmt, self.last_edit, settings, self._behaviour())
         self.usage += report.usage
         rtc.show(self.terminal, report)
         return report
+
+    def _behaviour(self) -> rtc.Behaviour | None:
+        """How /rtc runs the tests on a version of the last edit: in a copy of the repository
+        with the edit's files as they were before it, then that version written over them."""
+        tests, change = self._tests(), self.last_edit
+        if tests is None or change is None:
+            return None
+        created = set(change.after) - set(change.before)
+
+        def behaviour(files: dict[str, str]) -> dict[str, bool]:
+            version = {p: None for p in created} | change.before | files
+            run = testing.run_in_copy(self.ws.root, tests, version)
+            return run.outcomes or {"the test command": run.status == 0}
+
+        return behaviour
 
     def _turn(self, text: str) -> TurnOutcome:
         before = self._before
@@ -281,7 +291,7 @@ class Session:
             self.ws,
             self.files,
             self.read_only,
-            tests=self._tests(),
+            tests=self._tests() if self.config.candidate_tests else None,
             refine=self.config.refine,
             plan=self.config.plan,
             diverse=self.config.diverse,
@@ -302,7 +312,8 @@ class Session:
         return completion
 
     def _tests(self) -> selection.TestSetup | None:
-        if not self.config.test_cmd or not self.config.candidate_tests:
+        """How the test command runs on versions of the files; None without one."""
+        if not self.config.test_cmd:
             return None
         files = self.repo.files() if self.repo else testing.tree_files(self.ws.root)
         return selection.TestSetup(self.config.test_cmd, tuple(files), sandbox=self.config.sandbox)
@@ -436,28 +447,15 @@ class Session:
         if other.label == chosen.label:
             self.terminal.say(f"{other.label} is already applied.")
             return TurnOutcome()
-        old, new = chosen.proposal, other.proposal
-        moved = [p for p, text in old.result.files.items() if self.ws.read(p).text != text]
-        if moved:
-            raise CoderError(f"{', '.join(moved)} changed since the choice: /pick would lose that")
-        paths = sorted(set(old.result.files) | set(new.result.files))
-        originals = old.originals | new.originals
-        wanted = {p: new.result.files.get(p, originals[p].text) for p in paths}
-        current = {p: self.ws.read(p) for p in paths}
-        self.terminal.diff(
-            editing.unified_diff({p: f.text for p, f in current.items() if f.exists}, wanted)
-        )
+        done = swap(self.ws, chosen.proposal, other.proposal, self.terminal, self.config.dry_run)
         if self.config.dry_run:
             return TurnOutcome()
-        self.ws.write_all({p: t for p, t in wanted.items() if originals[p].exists or t}, current)
-        for path in paths:
-            if not originals[path].exists and path not in new.result.files:
-                self.ws.remove(path)
+        paths, originals, wanted, current = done.paths, done.originals, done.wanted, done.current
         picked = Choice(other.label, "Picked by the user.", rule="user")
         self.selection = replace(made, choice=picked)
         changed = tuple(p for p in paths if self.ws.read(p).text != current[p].text)
         if self.last_edit is not None:
-            after = {p: wanted[p] for p in paths if p in new.result.files}
+            after = {p: wanted[p] for p in paths if p in other.proposal.result.files}
             self.last_edit = replace(
                 self.last_edit,
                 before={p: originals[p].text for p in after if originals[p].exists},
@@ -471,16 +469,7 @@ class Session:
         return TurnOutcome(changed=changed, commits=(sha,))
 
     def _commit_message(self, changed: tuple[str, ...]) -> str:
-        fallback = "coder: edit " + listed(list(changed))
-        model = self.weak_model or self.model
-        diff = self.repo.diff(list(changed)) if self.repo else ""
-        try:
-            messages = (Message("system", COMMIT_PROMPT), Message("user", diff[:20000]))
-            request = Request(messages, max_tokens=COMMIT_TOKENS)
-            line = model.complete(request).text.strip().strip("`\"'").splitlines()
-        except CoderError:
-            return fallback
-        return line[0][:100] if line and line[0].strip() else fallback
+        return write_commit_message(self.weak_model or self.model, self.repo, list(changed))
 
 
 def _assistant(completion: Completion) -> Message:

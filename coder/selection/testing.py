@@ -58,9 +58,9 @@ def run_all(root: Path, tests: TestSetup, changes: Sequence[Mapping[str, str]]) 
         return list(pool.map(lambda c: run_in_copy(root, tests, c), changes))
 
 
-def run_in_copy(root: Path, tests: TestSetup, changes: Mapping[str, str]) -> TestRun:
-    """Copy the files from root to a temporary folder, write changes over them, run the test
-    command there (in the sandbox, when there is one)."""
+def run_in_copy(root: Path, tests: TestSetup, changes: Mapping[str, str | None]) -> TestRun:
+    """Copy the files from root to a temporary folder, write changes over them (None: remove
+    the file), run the test command there (in the sandbox, when there is one)."""
     with tempfile.TemporaryDirectory(prefix="coder-tests-") as scratch:
         copy = Path(scratch) / "repo"
         for rel in tests.files:
@@ -72,7 +72,8 @@ def run_in_copy(root: Path, tests: TestSetup, changes: Mapping[str, str]) -> Tes
             (copy / rel).parent.mkdir(parents=True, exist_ok=True)
             with contextlib.suppress(FileNotFoundError):
                 (copy / rel).unlink()  # never write through a clone or a link
-            (copy / rel).write_text(text, encoding="utf-8", newline="")
+            if text is not None:
+                (copy / rel).write_text(text, encoding="utf-8", newline="")
         if tests.sandbox is not None:
             return _contained(copy, tests.cmd, tests.timeout, tests.sandbox)
         return _run(copy, Path(scratch) / REPORT, tests.cmd, tests.timeout)

@@ -80,6 +80,29 @@ def test_stats_compares_runs_and_draws_the_chart(tmp_path: Path) -> None:
     assert (tmp_path / "runs" / "stats.svg").read_text().startswith("<?xml")
 
 
+def test_stats_relate_rtc_to_passing_across_runs(tmp_path: Path) -> None:
+    from benchmark import stats
+
+    runs = []
+    for n, (rtc, passed) in enumerate([(0.2, 10.0), (0.5, 40.0), (0.6, 35.0), (0.9, 80.0)]):
+        run = tmp_path / f"run-{n}"
+        (run / "results").mkdir(parents=True)
+        summary = {"model": f"m{n}", "edit_format": "diff", "completed": 5, "selected": 5}
+        summary |= {"percent_well_formed": 100.0, "pass_rate_1": passed, "pass_rate_2": passed}
+        summary |= {"rtc_reference_mean_score": rtc, "rtc_reference_mean_lift": rtc / 2}
+        summary |= {"rtc_reference_pass_rate": 100 * rtc, "rtc_reference_remakes_passing": "3/5"}
+        summary["rtc_reference_vs_pass_1"] = {"n": 5, "note": "undefined: one side is constant"}
+        (run / "summary.json").write_text(json.dumps(summary))
+        runs.append(run)
+    text = stats.compare(runs, tmp_path / "chart")
+    assert "run-0 (reference solutions): RTC pass 20.0%, mean RTC 0.2, mean lift 0.1" in text
+    assert "RTC vs pass after try 1: undefined: one side is constant (n=5)" in text
+    across = "across runs, mean RTC vs pass@1: Pearson r=+0.966 (p=0.0336),"
+    assert f"{across} Spearman rho=+0.800 (p=0.2000), n=4" in text
+    assert (tmp_path / "chart-rtc.svg").read_text().startswith("<?xml")
+    assert (tmp_path / "chart-rtc.png").stat().st_size > 0
+
+
 def test_hashes_are_canonical_and_show_different_replies() -> None:
     request = Request((Message("user", "hi"),), temperature=0.0)
     assert request_hash("m", request) == request_hash("m", Request((Message("user", "hi"),)))
@@ -180,11 +203,33 @@ def test_candidate_tests_choose_by_the_exercises_tests(tmp_path: Path) -> None:
 @needs_exercises
 def test_rtc_of_an_oracle_that_ignores_the_description_shows_no_lift(tmp_path: Path) -> None:
     summary = run(tmp_path, "--model", "oracle", "--rtc", "--num-tests", "2")
-    assert summary["rtc_verdicts"] == {"PASS": 0, "WEAK": 2, "FAIL": 0, "INCONCLUSIVE": 0}
-    assert summary["rtc_pass_rate"] == 0.0 and summary["pass_rate_among_rtc_fail"] == 100.0
+    # The oracle re-makes the change exactly from any description: every sample is the same
+    # change (PASS), and so is the blind re-make from "Edit.": the descriptions add nothing.
+    assert summary["rtc_verdicts"] == {"PASS": 2, "WEAK": 0, "FAIL": 0, "INCONCLUSIVE": 0}
+    assert summary["rtc_mean_score"] == 1.0 and summary["rtc_mean_lift"] == 0.0
+    assert summary["rtc_remakes_passing"] == "6/6"
+    assert summary["rtc_vs_pass_1"]["note"] == "undefined: fewer than 3 points"
     (result, *_) = sorted((tmp_path / "runs").glob("*--rtc/results/*.json"))
     rtc = json.loads(result.read_text())["rtc"]
-    assert rtc["tiers"] == ["exact"] * 3 and rtc["score"] == rtc["baseline"] == 1.0
+    assert rtc["tiers"] == ["exact"] * 3 and rtc["score"] == 1.0 and rtc["blind"] == "exact"
+    assert rtc["tests"] == [True] * 3 and rtc["original_tests"] is True
+
+
+@needs_exercises
+def test_rtc_of_the_reference_solutions_alone_sends_no_edit_request(tmp_path: Path) -> None:
+    argv = ["--model", "oracle", "--rtc-reference", "--num-tests", "3", "--rtc-samples", "2"]
+    argv += ["--rtc-threshold", "0.5", "--rtc-request", "--consistency-prompt"]
+    summary = run(tmp_path, *argv)
+    assert "pass_rate_1" not in summary and summary["rtc_reference_mean_score"] == 1.0
+    assert summary["rtc_samples"] == 2 and summary["rtc_threshold"] == 0.5
+    assert summary["rtc_request"] is True and summary["consistency_prompt"] is True
+    (folder,) = (tmp_path / "runs").glob("*--rtc-reference--consistent")
+    for path in (folder / "results").glob("*.json"):
+        result = json.loads(path.read_text())
+        assert result["tests_outcomes"] == [] and result["rtc"] is None
+        assert result["rtc_reference"]["tiers"] == ["exact", "exact"]
+        # Only the round trip's requests: two descriptions, two re-makes and the blind one.
+        assert len(result["hashes"]) == 5
 
 
 def test_selection_and_round_trip_figures() -> None:
@@ -192,7 +237,15 @@ def test_selection_and_round_trip_figures() -> None:
     base |= {"prompt_tokens": 0, "completion_tokens": 0, "cost": None}
 
     def rtc(verdict: str) -> dict:
-        return {"verdict": verdict, "prompt_tokens": 3, "completion_tokens": 1}
+        score = {"PASS": 1.0, "WEAK": 0.5, "FAIL": 0.0, "INCONCLUSIVE": 0.0}[verdict]
+        return {
+            "verdict": verdict,
+            "score": score,
+            "lift": score / 2,
+            "tests": [True, False],
+            "prompt_tokens": 3,
+            "completion_tokens": 1,
+        }
 
     def pick(chosen: str, passed: dict, fallback=None) -> dict:
         rule = "fallback" if fallback else "selector"
@@ -215,9 +268,14 @@ def test_selection_and_round_trip_figures() -> None:
     assert summary["selection_missed_by_rule"] == {"fallback": 1, "selector": 0}
     assert summary["selector_fallbacks"] == 1
     assert summary["rtc_pass_rate"] == 50.0  # of the four conclusive verdicts
-    assert summary["pass_rate_among_rtc_pass"] == 100.0
-    assert summary["pass_rate_among_rtc_fail"] == 50.0  # WEAK counts as not passing RTC
+    assert summary["rtc_pass_rate_among_pass"] == 100.0
+    assert summary["rtc_pass_rate_among_fail"] == 50.0  # WEAK counts as not passing RTC
     assert summary["rtc_tokens"] == 20
+    assert summary["rtc_mean_score"] == 0.625 and summary["rtc_mean_lift"] == 0.312
+    assert summary["rtc_remakes_passing"] == "4/8"
+    # Scores 1, 1, 0, 0.5 against passing after try 1: 1, 1, 0, 0.
+    figures = summary["rtc_vs_pass_1"]
+    assert figures["n"] == 4 and figures["pearson"] == 0.905 and figures["spearman"] == 0.943
 
 
 HOSTILE = """conftest.py

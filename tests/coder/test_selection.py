@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from coder.commit_message import COMMIT_PROMPT
 from coder.model import Completion, Request, ScriptedModel
 from coder.selection import generation, refine
-from coder.session import COMMIT_PROMPT
 
 from .fake_openai import FakeOpenAI, Text
 from .gitrepo import git, make_repo

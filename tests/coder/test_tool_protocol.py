@@ -14,11 +14,12 @@ import pytest
 
 from benchmark import cli as benchmark_cli
 from benchmark.oracle import reply_for
+from coder.commit_message import COMMIT_PROMPT
 from coder.llm import LiteLLMModel, ModelSettings
 from coder.model import Message, Request
 from coder.prompt import FILES_INTRO
 from coder.repo import Repo
-from coder.session import COMMIT_PROMPT, Session, SessionConfig
+from coder.session import Session, SessionConfig
 from coder.terminal import Terminal
 from coder.workspace import Workspace
 from editformats import FORMATS, get_format

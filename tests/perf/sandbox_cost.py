@@ -3,16 +3,19 @@
 1. Every exercise's reference solution tested once per sandbox (none, rlimit, bwrap), the
    sandboxes taking turns exercise by exercise so that the machine's drifts hit all alike;
    every run must pass. Printed: the seconds per sandbox and the extra over none.
-2. `benchmark --model oracle --threads 1` on every exercise, once per sandbox, timed whole.
+2. `benchmark --model oracle --threads 1` on every exercise, timed whole, the sandboxes taking
+   turns run by run, --rounds times; printed: each kind's median and the extra over none.
 Target: bwrap costs at most 10% of the benchmark's wall time.
 
 Run: python tests/perf/sandbox_cost.py [--exercises-dir DIR] [--kinds none,rlimit,bwrap]
+[--rounds 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -53,6 +56,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--exercises-dir", type=Path, default=DEFAULT)
     parser.add_argument("--kinds", default="none,rlimit,bwrap")
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     kinds = args.kinds.split(",")
     tested = interleaved(args.exercises_dir, kinds)
@@ -60,22 +64,21 @@ def main() -> None:
     for kind, seconds in tested.items():
         extra = (seconds / tested["none"] - 1) * 100 if "none" in tested else 0.0
         print(f"  --sandbox {kind:<7} {seconds:6.1f} s ({extra:+.1f}% over none)")
-    print("whole benchmark runs, one after the other:")
-    times = {}
-    for kind in kinds:
-        seconds, summary = timed_run(args.exercises_dir, kind)
-        selected = summary["selected"]
-        assert summary["pass_rate_1"] == 100.0, (kind, summary["pass_rate_1"])
-        times[kind] = seconds
+    print(f"whole benchmark runs, the sandboxes taking turns, {args.rounds} rounds:")
+    times: dict[str, list[float]] = {kind: [] for kind in kinds}
+    for _ in range(args.rounds):
+        for kind in kinds:
+            seconds, summary = timed_run(args.exercises_dir, kind)
+            assert summary["pass_rate_1"] == 100.0, (kind, summary["pass_rate_1"])
+            times[kind].append(seconds)
+    medians = {kind: statistics.median(runs) for kind, runs in times.items()}
+    for kind, runs in times.items():
+        shown = ", ".join(f"{t:.1f}" for t in runs)
+        extra = (medians[kind] / medians["none"] - 1) * 100 if "none" in medians else 0.0
         print(
-            f"  --sandbox {kind:<7} {selected} exercises: {seconds:6.1f} s"
-            f" ({seconds / selected:.3f} s per exercise), all pass"
+            f"  --sandbox {kind:<7} median {medians[kind]:5.1f} s ({shown});"
+            f" {extra:+.1f}% over none (target for bwrap: at most +10%)"
         )
-    if "none" in times:
-        for kind, seconds in times.items():
-            if kind != "none":
-                extra = (seconds - times["none"]) / times["none"] * 100
-                print(f"  {kind}: {extra:+.1f}% wall time over none (target: at most +10%)")
 
 
 if __name__ == "__main__":

@@ -140,7 +140,7 @@ def show(terminal: Terminal, report: RtcReport) -> None:
         blind = report.baseline.tier if report.baseline else "not run"
         line += (
             f" Score {report.score:.2f} ({equivalent} of {len(report.samples)} equivalent;"
-            f" threshold {report.threshold:.2f}). Blind re-make from \"Edit.\": {blind};"
+            f' threshold {report.threshold:.2f}). Blind re-make from "Edit.": {blind};'
             f" lift {report.lift:+.2f} (what the descriptions add over re-making blind)."
         )
     if tested:

@@ -167,10 +167,9 @@ def run_exercise(
             message = RETRY.format(output=shown, files=files)
         if settings.rtc:
             after = {p: session.ws.read(p).text for p in stubs}
-            change = Change(stubs, after, {}, request)
-            result.rtc = _round_trip(session, change, exercise, settings)
+            result.rtc = _round_trip(session, _change(stubs, after, request), exercise, settings)
         if settings.rtc_reference:
-            change = Change(stubs, exercise.example_solution(), {}, request)
+            change = _change(stubs, exercise.example_solution(), request)
             result.rtc_reference = _round_trip(session, change, exercise, settings)
     except Exception as exc:  # the one place a run records any failure instead of stopping
         result.error = f"{type(exc).__name__}: {exc}"
@@ -206,11 +205,22 @@ def _judge_candidates(
     )
 
 
-def _round_trip(session: Session, change: Change, exercise: Exercise, settings: RunSettings):
+def _change(stubs: dict[str, str], after: dict[str, str], request: str) -> Change:
+    """The change of the solution files that changed, the others as context."""
+    changed = {p: t for p, t in after.items() if stubs.get(p) != t}
+    before = {p: stubs[p] for p in changed if p in stubs}
+    context = {p: t for p, t in stubs.items() if p not in changed}
+    return Change(before, changed, context, request)
+
+
+def _round_trip(
+    session: Session, change: Change, exercise: Exercise, settings: RunSettings
+) -> dict:
     """RTC of one change of the solution files, every re-make run on the exercise's tests."""
 
     def behaviour(files: dict[str, str]) -> dict[str, bool]:
-        solution = {p: t for p, t in (change.before | files).items() if p in change.before}
+        solution = change.context | change.before | files
+        solution = {p: t for p, t in solution.items() if p in exercise.solution_files}
         return {"the exercise's tests": run_tests(exercise, solution, settings.tests).passed}
 
     report = rtc.check(session.model, session.fmt, change, settings.rtc_settings, behaviour)

@@ -60,15 +60,16 @@ def _variant(summary: dict) -> str:
 
 def _round_trips(summaries: list[tuple[Path, dict]], target: Path) -> list[str]:
     """Per run: RTC pass rate, mean score and lift, and how RTC relates to passing after try 1
-    across its exercises; across runs (models): the correlation of mean RTC with pass@1 and
-    its scatter plot, the RTC paper's central figure."""
+    across its exercises; across runs (models), for the reference solutions and the final
+    edits apart: the correlation of mean RTC with pass@1 and its scatter plot, the RTC
+    paper's central figure."""
     lines = []
-    points = []
+    points: dict[str, list[tuple[str, float, float]]] = {"rtc_reference": [], "rtc": []}
     for run, s in summaries:
-        for key in ("rtc_reference", "rtc"):
+        for key in points:
             if f"{key}_mean_score" not in s:
                 continue
-            what = "reference solutions" if key == "rtc_reference" else "final edits"
+            what = WHAT[key]
             lines.append(
                 f"  {run.name} ({what}): RTC pass {s[f'{key}_pass_rate']}%,"
                 f" mean RTC {s[f'{key}_mean_score']}, mean lift {s[f'{key}_mean_lift']},"
@@ -76,8 +77,8 @@ def _round_trips(summaries: list[tuple[Path, dict]], target: Path) -> list[str]:
             )
             if f"{key}_vs_pass_1" in s:
                 lines.append(f"    RTC vs pass after try 1: {described(s[f'{key}_vs_pass_1'])}")
-            if "pass_rate_1" in s and not any(p[0] == run.name for p in points):
-                points.append((run.name, s[f"{key}_mean_score"], s["pass_rate_1"]))
+            if s.get("pass_rate_1") is not None and s[f"{key}_mean_score"] is not None:
+                points[key].append((run.name, s[f"{key}_mean_score"], s["pass_rate_1"]))
     if not lines:
         return []
     lines = [
@@ -85,15 +86,21 @@ def _round_trips(summaries: list[tuple[Path, dict]], target: Path) -> list[str]:
         "round-trip correctness (score: the fraction of samples judged equivalent):",
         *lines,
     ]
-    if len(points) >= 2:
-        across = correlation([p[1] for p in points], [p[2] for p in points])
-        lines.append(f"  across runs, mean RTC vs pass@1: {described(across)}")
-        written = scatter(points, target.with_name(target.name + "-rtc"))
+    for key, found in points.items():
+        if len(found) < 2:
+            continue
+        across = correlation([p[1] for p in found], [p[2] for p in found])
+        lines.append(f"  across runs, mean RTC of the {WHAT[key]} vs pass@1: {described(across)}")
+        name = target.name + ("-rtc-reference" if key == "rtc_reference" else "-rtc")
+        written = scatter(found, target.with_name(name), WHAT[key])
         lines.append(f"  scatter: {', '.join(str(p) for p in written)}")
     return lines
 
 
-def scatter(points: list[tuple[str, float, float]], target: Path) -> list[Path]:
+WHAT = {"rtc_reference": "reference solutions", "rtc": "final edits"}
+
+
+def scatter(points: list[tuple[str, float, float]], target: Path, what: str) -> list[Path]:
     """Mean RTC against pass@1, one labelled point per run, as target.png and target.svg."""
     import matplotlib
 
@@ -104,7 +111,7 @@ def scatter(points: list[tuple[str, float, float]], target: Path) -> list[Path]:
     for name, rtc, passed in points:
         axes.scatter([rtc], [passed], color="#4c72b0")
         axes.annotate(name, (rtc, passed), fontsize=7, xytext=(3, 3), textcoords="offset points")
-    axes.set_xlabel("mean RTC (fraction of samples re-made)")
+    axes.set_xlabel(f"mean RTC of the {what} (fraction of samples re-made)")
     axes.set_ylabel("pass after try 1 (%)")
     axes.set_xlim(-0.05, 1.05)
     axes.set_ylim(-5, 105)

@@ -48,7 +48,8 @@ class Config:
     timeout: float = 600.0
     """Seconds to wait for a model's reply."""
     candidates: int = 1
-    """Candidate replies per request; with more than one, an LLM selector picks."""
+    """Candidate replies per request; with more than one, the tests, agreement or an LLM
+    selector choose."""
     candidate_tests: bool = True
     """Test candidates with the test command, when there is one: only passing ones are chosen."""
     refine: int = 1

@@ -25,8 +25,8 @@ Answer with the instruction only, on one line."""
 BASELINE = "Edit."
 """The uninformative description: what re-making the edit with no information achieves."""
 TESTS = "tests"
-"""The tier of a re-made change that differs in text but behaves as the original on every
-test (and the original passes at least one)."""
+"""The tier of a re-made change that differs in text but has the original's outcome on every
+test, where the tests see the change (the original's outcomes differ from those before it)."""
 EQUIVALENT = (*equivalence.EQUIVALENT, TESTS)
 """Tiers at which a re-made change counts as the same change: exact text, equal Python syntax
 trees, equal tokens where layout means nothing, equal behaviour on the tests."""
@@ -47,7 +47,7 @@ class RtcSettings:
     samples: int = 3
     """Descriptions written, each re-made once (N_f)."""
     threshold: float = 0.8
-    """Mean score at or above which the change passes."""
+    """The fraction of equivalent samples at or above which the change passes."""
     temperature: float = 0.8
     """Temperature of the describing calls; re-making runs at 0."""
     max_chars: int = 128
@@ -175,6 +175,8 @@ def check(
     if failed:
         return replace(base, usage=usage, reason=f"the model failed to describe: {failed[0]}")
     descriptions = [clean(a.text, settings.max_chars) for a in answers]
+    if not any(descriptions):
+        return replace(base, usage=usage, reason="the model wrote no description")
     # An empty description is the describer's failure: nothing to re-make from.
     wanted = [d for d in [*descriptions, BASELINE] if d]
     answers = complete_all(model, [remake_request(fmt, change, d) for d in wanted])
@@ -216,19 +218,21 @@ def _tested(
     """The original and every re-made change run on the tests (all at once); a re-make that
     differs in text but has the original's outcome on every test, with at least one test
     passing, moves to the tier "tests"."""
-    runs = [change.after] + [s.remade for s in samples if s.remade]
+    runs = [change.before, change.after] + [s.remade for s in samples if s.remade]
     with ThreadPoolExecutor(max_workers=min(8, len(runs))) as pool:
         outcomes = list(pool.map(behaviour, runs))
-    original, results = outcomes[0], iter(outcomes[1:])
+    before, original, results = outcomes[0], outcomes[1], iter(outcomes[2:])
     if original is None:
         return None, samples
+    # Tests that do not tell the change from no change cannot vouch for a re-make.
+    covered = before != original and any(original.values())
     judged = []
     for s in samples:
         if not s.remade:
             judged.append(s)
             continue
         found = next(results)
-        same = found == original and any(original.values())
+        same = covered and found == original
         tier = TESTS if same and s.tier == equivalence.DIFFERENT else s.tier
         judged.append(replace(s, tier=tier, tests=bool(found) and all(found.values())))
     return bool(original) and all(original.values()), judged

@@ -171,9 +171,13 @@ class Session:
             calls = with_ids(completion.tool_calls, f"coder_call_{self._replies}")
             completion = replace(completion, tool_calls=calls)
             chosen = self.selection.chosen if attempt == 0 and self.selection else None
-            # A chosen refinement (or planned candidate) brings the exchange that led to it.
+            # A chosen candidate asked from an angle, with a plan or refined brings the request
+            # as it was sent and the exchange that led to its reply.
+            asked = Message("user", message)
+            if chosen and chosen.asked:
+                asked = chosen.asked[-1]
             exchange = chosen.exchange if chosen else ()
-            self._remember(Message("user", message), *exchange, _assistant(completion))
+            self._remember(asked, *exchange, _assistant(completion))
             if completion.interrupted:
                 self._answer(completion, ["Interrupted by the user: nothing was applied."])
                 self.terminal.say("Interrupted: the partial reply was kept, nothing applied.")

@@ -3,6 +3,7 @@ tree, the outcome, and the protocol every kind of sandbox follows."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,7 +60,9 @@ class Sandbox(Protocol):
         folder: Path,
         limits: Limits,
         env: Mapping[str, str],
+        cancel: threading.Event | None = None,
     ) -> Outcome:
         """Run command with folder as its working directory (and only writable place), with
-        exactly env as its environment, within limits."""
+        exactly env as its environment, within limits; setting cancel stops it (exceeded is
+        then "cancelled")."""
         ...

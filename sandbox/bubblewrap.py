@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -64,14 +65,25 @@ class Bubblewrap:
         return cls(program)
 
     def run(
-        self, command: Sequence[str], folder: Path, limits: Limits, env: Mapping[str, str]
+        self,
+        command: Sequence[str],
+        folder: Path,
+        limits: Limits,
+        env: Mapping[str, str],
+        cancel: threading.Event | None = None,
     ) -> Outcome:
         """Run command in the sandbox with folder bound writable at /sandbox."""
         with tempfile.TemporaryDirectory(prefix="coder-sandbox-tmp-") as tmp:
             argv = self.argv(command, folder, Path(tmp), env)
             inside = dict(env) | {"HOME": INSIDE, "TMPDIR": "/tmp"}
             return tree.run(
-                argv, cwd=folder, env=inside, limits=limits, cgroups=self.cgroups, kill=_kill
+                argv,
+                cwd=folder,
+                env=inside,
+                limits=limits,
+                cgroups=self.cgroups,
+                kill=_kill,
+                cancel=cancel,
             )
 
     def argv(self, command: Sequence[str], folder: Path, tmp: Path, env: Mapping[str, str]):

@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -39,13 +40,24 @@ class Rlimits:
         _make_undumpable()
 
     def run(
-        self, command: Sequence[str], folder: Path, limits: Limits, env: Mapping[str, str]
+        self,
+        command: Sequence[str],
+        folder: Path,
+        limits: Limits,
+        env: Mapping[str, str],
+        cancel: threading.Event | None = None,
     ) -> Outcome:
         """Run command in folder under the keeper."""
         argv = [sys.executable, "-I", "-S", "-B", str(KEEPER), *command]
         inside = dict(env) | {"HOME": str(folder)}
         return tree.run(
-            argv, cwd=folder, env=inside, limits=limits, cgroups=self.cgroups, kill=_kill
+            argv,
+            cwd=folder,
+            env=inside,
+            limits=limits,
+            cgroups=self.cgroups,
+            kill=_kill,
+            cancel=cancel,
         )
 
 

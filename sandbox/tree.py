@@ -100,19 +100,20 @@ def run(
     limits: Limits,
     cgroups: bool,
     kill: Callable[[subprocess.Popen], None],
+    cancel: threading.Event | None = None,
 ) -> Outcome:
     """Run argv, its output captured and (with cgroups) in a control group of its own, until
-    it ends or passes a limit; then kill (a function that ends the process and everything it
-    started) and return how it went."""
+    it ends, passes a limit or cancel is set; then kill (a function that ends the process and
+    everything it started) and return how it went."""
     group = Group.create(limits) if cgroups else None
     try:
-        return _run(argv, cwd, env, limits, group, kill)
+        return _run(argv, cwd, env, limits, group, kill, cancel)
     finally:
         if group is not None:
             group.remove()
 
 
-def _run(argv, cwd, env, limits, group, kill) -> Outcome:
+def _run(argv, cwd, env, limits, group, kill, cancel) -> Outcome:
     began = time.monotonic()
     launch, enter = _launcher(argv, group, limits)
     proc = subprocess.Popen(
@@ -133,6 +134,8 @@ def _run(argv, cwd, env, limits, group, kill) -> Outcome:
     try:
         while not ended.within(INTERVAL):
             exceeded = _check(proc, limits, group, time.monotonic() - began)
+            if cancel is not None and cancel.is_set():
+                exceeded = "cancelled"
             if exceeded:
                 break
     finally:

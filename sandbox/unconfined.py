@@ -8,6 +8,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -25,7 +26,12 @@ class Unconfined:
     )
 
     def run(
-        self, command: Sequence[str], folder: Path, limits: Limits, env: Mapping[str, str]
+        self,
+        command: Sequence[str],
+        folder: Path,
+        limits: Limits,
+        env: Mapping[str, str],
+        cancel: threading.Event | None = None,
     ) -> Outcome:
         """Run command in folder."""
         return tree.run(
@@ -35,6 +41,7 @@ class Unconfined:
             limits=limits,
             cgroups=False,
             kill=_kill,
+            cancel=cancel,
         )
 
 

@@ -59,7 +59,8 @@ class Candidate:
     problem: str | None = None
     """Why the candidate is invalid; None when it is valid."""
     votes: int = 1
-    """How many candidates made the same change (this one included)."""
+    """How many first-round candidates made the same change (this one included when it is
+    one): independent samples only, so a refinement adds no vote."""
     tests: TestEvidence | None = None
     label: str = ""
     variant: str = ""
@@ -70,9 +71,13 @@ class Candidate:
     base: Mapping[str, str] | None = None
     """For a refinement: the files as the corrected candidate left them (path -> text), which
     this reply's edits apply to."""
+    asked: tuple[Message, ...] = ()
+    """The messages of the request it answers, as sent (with its angle or plan instruction);
+    empty when they are the plain request's."""
     exchange: tuple[Message, ...] = ()
-    """For a refinement: the messages between the request and this reply (the corrected
-    candidate's reply, the answers to its calls, the test output)."""
+    """The messages after those and before this reply: a plan and the request to go on, or,
+    for a refinement, the corrected candidate's reply, the answers to its calls and the test
+    output."""
 
     @property
     def valid(self) -> bool:
@@ -132,6 +137,10 @@ def _check(
     changed = [p for p, text in result.files.items() if text != proposal.originals[p].text]
     if not changed:
         return proposal, "changes nothing"
+    if base is not None:
+        own = [p for p, t in result.files.items() if t != base.get(p, proposal.originals[p].text)]
+        if not own:
+            return proposal, "changes nothing over the candidate it corrects"
     for path in changed:
         if path in read_only:
             return proposal, f"edits {path}, which is read-only"
@@ -164,13 +173,15 @@ def _compiles(text: str) -> str | None:
 
 
 def group(candidates: list[Candidate]) -> list[Candidate]:
-    """The valid candidates with distinct changes, each with the votes of the candidates that
-    make the same change (by the equivalence judge), in generation order."""
+    """The valid candidates with distinct changes, each with the votes of the first-round
+    candidates that make the same change (by the equivalence judge), in generation order."""
     groups: dict[tuple, list[Candidate]] = {}
     for c in candidates:
         if c.valid and c.proposal is not None:
             groups.setdefault(change_key(c.proposal), []).append(c)
-    return [replace(group[0], votes=len(group)) for group in groups.values()]
+    return [
+        replace(group[0], votes=sum(c.refines is None for c in group)) for group in groups.values()
+    ]
 
 
 def change_key(proposal: editing.Proposal) -> tuple:

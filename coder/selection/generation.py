@@ -75,10 +75,11 @@ def generate(
     requests = [_with(r, exchanges[i]) for i, (_, r) in enumerate(planned)]
     answers = complete_all(model, requests)
     usage += usage_of(answers)
-    made = [
-        (replace(c, exchange=exchanges[i], variant=_name(c.variant, plan)), answers[i])
-        for i, (c, _) in enumerate(planned)
-    ]
+    made = []
+    for i, (c, asked) in enumerate(planned):
+        sent = (_added(asked, PLAN) if exchanges[i] else asked).messages
+        c = replace(c, exchange=exchanges[i], variant=_name(c.variant, plan))
+        made.append((replace(c, asked=sent if sent != request.messages else ()), answers[i]))
     return made, usage
 
 

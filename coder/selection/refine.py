@@ -62,6 +62,7 @@ def request_for(request: Request, candidate: Candidate, cmd: str, number: int) -
 def candidate_for(candidate: Candidate, index: int, asked: Request, original: Request) -> Candidate:
     """The new candidate the refinement request asked makes (its answer still to be checked);
     original is the request of the first round."""
+    first = candidate.asked or original.messages
     return Candidate(
         index,
         candidate.temperature,
@@ -69,7 +70,8 @@ def candidate_for(candidate: Candidate, index: int, asked: Request, original: Re
         variant=", ".join(p for p in (candidate.variant, "refined") if p),
         refines=candidate.index,
         base=files_after(candidate),
-        exchange=asked.messages[len(original.messages) :],
+        asked=candidate.asked,
+        exchange=asked.messages[len(first) :],
     )
 
 

@@ -10,6 +10,8 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
+import time
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -24,6 +26,8 @@ FICLONE = 0x40049409
 """Linux's ioctl that makes a file share another's blocks until either is written."""
 MAX_PARALLEL = 8
 """Test runs at one time."""
+WAIT = 0.2
+"""Seconds between two looks at whether a plain test run was cancelled."""
 
 
 @dataclass(frozen=True)
@@ -51,18 +55,33 @@ class TestRun:
 
 def run_all(root: Path, tests: TestSetup, changes: Sequence[Mapping[str, str]]) -> list[TestRun]:
     """The test command run on each set of changes (path -> text, written over a copy of the
-    repository's files), all at once; the runs in the order of changes."""
+    repository's files), all at once; the runs in the order of changes. Ctrl-C stops every
+    run at once (their processes killed) and is raised again."""
     if not changes:
         return []
-    with ThreadPoolExecutor(min(MAX_PARALLEL, len(changes))) as pool:
-        return list(pool.map(lambda c: run_in_copy(root, tests, c), changes))
+    cancel = threading.Event()
+    pool = ThreadPoolExecutor(min(MAX_PARALLEL, len(changes)))
+    try:
+        return list(pool.map(lambda c: run_in_copy(root, tests, c, cancel), changes))
+    except KeyboardInterrupt:
+        cancel.set()
+        raise
+    finally:
+        pool.shutdown(wait=not cancel.is_set(), cancel_futures=True)
 
 
-def run_in_copy(root: Path, tests: TestSetup, changes: Mapping[str, str | None]) -> TestRun:
+def run_in_copy(
+    root: Path,
+    tests: TestSetup,
+    changes: Mapping[str, str | None],
+    cancel: threading.Event | None = None,
+) -> TestRun:
     """Copy the files from root to a temporary folder, write changes over them (None: remove
-    the file), run the test command there (in the sandbox, when there is one)."""
+    the file), run the test command there (in the sandbox, when there is one) until it ends
+    or cancel is set."""
     with tempfile.TemporaryDirectory(prefix="coder-tests-") as scratch:
         copy = Path(scratch) / "repo"
+        copy.mkdir()
         for rel in tests.files:
             source = root / rel
             if source.is_file() and not source.is_symlink():
@@ -75,8 +94,8 @@ def run_in_copy(root: Path, tests: TestSetup, changes: Mapping[str, str | None])
             if text is not None:
                 (copy / rel).write_text(text, encoding="utf-8", newline="")
         if tests.sandbox is not None:
-            return _contained(copy, tests.cmd, tests.timeout, tests.sandbox)
-        return _run(copy, Path(scratch) / REPORT, tests.cmd, tests.timeout)
+            return _contained(copy, tests.cmd, tests.timeout, tests.sandbox, cancel)
+        return _run(copy, Path(scratch) / REPORT, tests.cmd, tests.timeout, cancel)
 
 
 def _clone(source: Path, target: Path) -> None:
@@ -96,11 +115,11 @@ SANDBOX_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "VIRTUAL_ENV", "PYT
 """What a sandboxed test command keeps of the user's environment: no keys, tokens or passwords."""
 
 
-def _contained(folder: Path, cmd: str, timeout: float, sandbox: Sandbox) -> TestRun:
+def _contained(folder: Path, cmd: str, timeout: float, sandbox: Sandbox, cancel) -> TestRun:
     env = {k: v for k, v in os.environ.items() if k in SANDBOX_ENV}
     # The report goes in the copy, the only place the sandbox may write.
     env["PYTEST_ADDOPTS"] = f"--junitxml={REPORT}"
-    outcome = sandbox.run(["/bin/sh", "-c", cmd], folder, Limits(seconds=timeout), env)
+    outcome = sandbox.run(["/bin/sh", "-c", cmd], folder, Limits(seconds=timeout), env, cancel)
     output = redact(outcome.output, secret_values(os.environ))
     if outcome.exceeded:
         output += f"\n(stopped: the tests passed the sandbox's limit on {outcome.exceeded})"
@@ -108,7 +127,7 @@ def _contained(folder: Path, cmd: str, timeout: float, sandbox: Sandbox) -> Test
     return TestRun(status, read_junit(folder / REPORT), output.strip())
 
 
-def _run(folder: Path, report: Path, cmd: str, timeout: float) -> TestRun:
+def _run(folder: Path, report: Path, cmd: str, timeout: float, cancel) -> TestRun:
     # The tests see the user's environment, as /test does, plus one pytest option.
     env = dict(os.environ)
     env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')} --junitxml={report}".strip()
@@ -122,16 +141,23 @@ def _run(folder: Path, report: Path, cmd: str, timeout: float) -> TestRun:
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
-    try:
-        printed, _ = proc.communicate(timeout=timeout)
-        status = proc.returncode
-    except subprocess.TimeoutExpired:
-        # The whole session: a test may have started processes that hold the output open.
-        with contextlib.suppress(OSError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        printed, _ = proc.communicate()
-        printed += f"\n(stopped after {timeout:g} s)".encode()
-        status = -1
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            printed, _ = proc.communicate(timeout=WAIT)
+            status = proc.returncode
+            break
+        except subprocess.TimeoutExpired:
+            stopped = cancel is not None and cancel.is_set()
+            if not stopped and time.monotonic() < deadline:
+                continue
+            # The whole session: a test may have started processes that hold the output open.
+            with contextlib.suppress(OSError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            printed, _ = proc.communicate()
+            printed += b"\n(stopped)" if stopped else f"\n(stopped after {timeout:g} s)".encode()
+            status = -1
+            break
     output = printed[:MAX_OUTPUT].decode(errors="replace")
     return TestRun(status, read_junit(report), redact(output, secret_values(os.environ)).strip())
 
@@ -159,7 +185,9 @@ def evidence(base: TestRun, run: TestRun) -> TestEvidence:
     broken += sum(1 for t, ok in base.outcomes.items() if ok and t not in run.outcomes)
     passing = sum(run.outcomes.values())
     passed = run.status == 0
-    failing = max(len(run.outcomes) - passing, int(not passed))
+    # A test the unedited code ran that this run lacks (a collection error, say) fails too.
+    missing = sum(1 for t in base.outcomes if t not in run.outcomes)
+    failing = max(len(run.outcomes) - passing + missing, int(not passed))
     return TestEvidence(passed, fixed, broken, passing, failing, run.output)
 
 

@@ -94,13 +94,20 @@ def test_stats_relate_rtc_to_passing_across_runs(tmp_path: Path) -> None:
         summary["rtc_reference_vs_pass_1"] = {"n": 5, "note": "undefined: one side is constant"}
         (run / "summary.json").write_text(json.dumps(summary))
         runs.append(run)
-    text = stats.compare(runs, tmp_path / "chart")
+    inconclusive = tmp_path / "run-4"
+    (inconclusive / "results").mkdir(parents=True)
+    summary = json.loads((runs[0] / "summary.json").read_text()) | {"model": "m4"}
+    summary["rtc_reference_mean_score"] = summary["rtc_reference_mean_lift"] = None
+    (inconclusive / "summary.json").write_text(json.dumps(summary))
+    text = stats.compare([*runs, inconclusive], tmp_path / "chart")  # a None score is left out
     assert "run-0 (reference solutions): RTC pass 20.0%, mean RTC 0.2, mean lift 0.1" in text
     assert "RTC vs pass after try 1: undefined: one side is constant (n=5)" in text
-    across = "across runs, mean RTC vs pass@1: Pearson r=+0.966 (p=0.0336),"
+    across = (
+        "across runs, mean RTC of the reference solutions vs pass@1: Pearson r=+0.966 (p=0.0336),"
+    )
     assert f"{across} Spearman rho=+0.800 (p=0.2000), n=4" in text
-    assert (tmp_path / "chart-rtc.svg").read_text().startswith("<?xml")
-    assert (tmp_path / "chart-rtc.png").stat().st_size > 0
+    assert (tmp_path / "chart-rtc-reference.svg").read_text().startswith("<?xml")
+    assert (tmp_path / "chart-rtc-reference.png").stat().st_size > 0
 
 
 def test_hashes_are_canonical_and_show_different_replies() -> None:

@@ -278,3 +278,20 @@ def test_rtc_in_the_chat_with_a_test_command_reports_the_remakes_that_pass(
     assert "Tests: 3/3 re-makes pass (the original passes)." in shown
     assert "RTC PASS" in shown and " tests " in shown  # h * w: equal behaviour on the tests
     assert (root / "shapes.py").read_text() == AFTER
+
+
+def test_tests_that_do_not_see_the_change_cannot_vouch_for_a_remake() -> None:
+    remakes = GOOD | {DESCRIPTIONS[1]: edit("    return h * w\n")}
+
+    def blind_tests(files: dict[str, str]) -> dict[str, bool]:
+        return {"unrelated": True}  # passes before the change and after it alike
+
+    report = rtc.check(
+        RtcModel(DESCRIPTIONS, remakes), DIFF, CHANGE, rtc.RtcSettings(), blind_tests
+    )
+    assert [s.tier for s in report.samples] == ["exact", "different", "exact"]
+
+
+def test_no_description_at_all_is_inconclusive() -> None:
+    report = check(RtcModel(["", "   ", '""'], GOOD))
+    assert report.verdict == "INCONCLUSIVE" and "no description" in report.reason

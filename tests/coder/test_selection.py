@@ -248,3 +248,48 @@ def test_refinement_picks_the_closest_failing_candidates(failing: int) -> None:
     ]
     chosen = refine.chosen_to_refine(groups, refined={3})
     assert [c.index for c in chosen] == sorted([0, 1, 2], key=lambda i: ([3, failing, 9])[i])
+
+
+def test_a_candidate_that_breaks_collection_is_not_the_closest(root: Path) -> None:
+    with_tests(root)
+    renamed = edit("    return 0\n", old="def area(w, h):\n    return 0\n")
+    renamed = renamed.replace(
+        "=======\n    return 0\n", "=======\ndef surface(w, h):\n    return 0\n"
+    )
+    model = RoutedModel([MINUS, renamed], [])
+    chat, _ = session(root, model, test_cmd=PYTEST, refine=0)
+    chat.turn("area")
+    made = chat.selection
+    # w - h fails both tests; the rename fails to import them at all: worse.
+    assert "w - h" in (root / "shapes.py").read_text() and made.choice.rule == "tests"
+    broken = next(c for c in made.distinct if c.label != made.choice.label)
+    assert broken.tests.failing >= 3
+
+
+def test_a_refinement_that_adds_nothing_is_invalid_and_no_vote(root: Path) -> None:
+    with_tests(root)
+    model = RefiningModel([WRONG, MINUS], {"w + h": "I cannot see a fix.", "w - h": "Nor I."})
+    chat, _ = session(root, model, test_cmd=PYTEST)
+    chat.turn("area")
+    made = chat.selection
+    refined = [c for c in made.candidates if c.refines is not None]
+    assert len(refined) == 2 and not any(c.valid for c in refined)
+    assert all("changes nothing over the candidate it corrects" in c.problem for c in refined)
+    assert sorted(c.votes for c in made.distinct) == [1, 1]
+
+
+def test_ctrl_c_stops_every_test_run_at_once(tmp_path: Path) -> None:
+    import os
+    import signal
+    import threading
+    import time
+
+    from coder.selection import testing
+
+    (tmp_path / "a.txt").write_text("a\n")
+    setup = testing.TestSetup("sleep 30", ("a.txt",))
+    threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+    began = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        testing.run_all(tmp_path, setup, [{}, {"a.txt": "b\n"}])
+    assert time.monotonic() - began < 10  # not the 30 s of the tests

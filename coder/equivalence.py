@@ -23,24 +23,22 @@ LINES_MATTER = frozenset(
         "Objective-C",
         "JavaScript",
         "TypeScript",
-        "TSX",
-        "JSX",
         "Go",
         "Kotlin",
         "Swift",
         "Scala",
         "PHP",
         "Lua",
-        "Ruby",
-        "Perl",
         "SQL",
     }
 )
 """Languages (pygments' lexer names) where spacing and indentation between tokens mean nothing
 but a line break may (a statement ended by a line break, a preprocessor line)."""
-LINES_FREE = frozenset({"C#", "Java", "Rust", "CSS", "SCSS", "JSON", "Dart", "Zig"})
+LINES_FREE = frozenset({"C#", "Java", "Rust", "JSON", "Dart", "Zig"})
 """Languages where line breaks between tokens mean nothing either. Neither set holds shells
-(`a=b` and `a = b` differ), markup, YAML, Makefiles or Haskell: those are compared as text."""
+(`a=b` and `a = b` differ), Ruby and Perl (`foo -1` and `foo - 1` differ), CSS (`.a.b` and
+`.a .b` differ), JSX (spaces in its text show), markup, YAML, Makefiles or Haskell: those are
+compared as text."""
 BREAK = ("break", "\n")
 SPACE = ("space", " ")
 OPERATORS = frozenset("+-*/%=<>!&|^~?:.#@")
@@ -66,21 +64,28 @@ def file_tier(path: str, first: str, second: str) -> str:
         return EXACT
     if path.endswith((".py", ".pyi")):
         one, two = _syntax(first), _syntax(second)
-        return SYNTAX if one is not None and one == two else DIFFERENT
+        same = one is not None and one == two and _header(first) == _header(second)
+        return SYNTAX if same else DIFFERENT
     if _language(path) and max(len(first), len(second)) <= MAX_TOKENIZED:
         return TOKENS if _tokens(path, first) == _tokens(path, second) else DIFFERENT
     return DIFFERENT
 
 
-def key(path: str, text: str) -> tuple[str, object]:
+def key(path: str, text: str) -> tuple:
     """A value equal for two versions of one file exactly when file_tier finds them equivalent
     (for grouping many versions at once)."""
     if path.endswith((".py", ".pyi")):
         tree = _syntax(text)
-        return (SYNTAX, tree) if tree is not None else (EXACT, text)
+        return (SYNTAX, _header(text), tree) if tree is not None else (EXACT, text)
     if _language(path) and len(text) <= MAX_TOKENIZED:
         return (TOKENS, tuple(_tokens(path, text)))
     return (EXACT, text)
+
+
+def _header(text: str) -> tuple[str, ...]:
+    """A Python file's first two lines when they are comments: the #! line and the coding
+    declaration, which change how the file is run or read though not its syntax tree."""
+    return tuple(line for line in text.splitlines()[:2] if line.lstrip().startswith("#"))
 
 
 def _syntax(text: str) -> str | None:
@@ -108,22 +113,27 @@ def _language(path: str) -> str | None:
 
 
 def _tokens(path: str, text: str) -> list[tuple[str, str]]:
-    """The tokens of text, with comments and spacing dropped, except a space between two
-    tokens that could join without it (`- -` is not `--`) and, where line breaks matter, each
-    run of them (comments that end a line included)."""
+    """The tokens of text with spacing dropped, except a space between two tokens that could
+    join without it (`- -` is not `--`) and, where line breaks matter, each run of them.
+    Comments are kept as they are: some carry meaning (build tags, pragmas, directives)."""
     name = path.rsplit("/", 1)[-1]
     lexer = _lexer(name[name.rfind(".") :])
     lines = lexer.name in LINES_MATTER
     found: list[tuple[str, str]] = []
     spaced = False
     for kind, value in lexer.get_tokens(text):
-        preprocessor = kind in Comment.Preproc or kind in Comment.PreprocFile
-        spacing = kind in Whitespace or (kind in Text and not value.strip())
-        if (kind in Comment and not preprocessor) or spacing:
-            breaks = "\n" in value or kind in Comment.Single
-            if lines and breaks and found and found[-1] != BREAK:
+        if kind in Whitespace or (kind in Text and not value.strip()):
+            if lines and "\n" in value and found and found[-1] != BREAK:
                 found.append(BREAK)
             spaced = True
+            continue
+        if kind in Comment:
+            # A comment's own trailing line break is the line's end, kept apart from its text.
+            stripped = value.rstrip()
+            found.append((str(kind), stripped))
+            if lines and "\n" in value[len(stripped) :] and found[-1] != BREAK:
+                found.append(BREAK)
+            spaced = False
             continue
         if spaced and found and found[-1] != BREAK and _could_join(found[-1][1], value):
             found.append(SPACE)

@@ -11,8 +11,8 @@ from coder.equivalence import file_tier, key, tier
 SAME = [
     ("a.py", "x = [1, 2]\n", "x = [1,2]  # a list\n", "ast"),
     ("a.py", "def f():\n    return 1\n", "def f():\n\n    return 1\n", "ast"),
-    ("a.js", "f( a,b )\n", "f(a, b)  // call\n", "tokens"),
-    ("a.c", "int  y ;\n", "int y; /* y */\n", "tokens"),
+    ("a.js", "f( a,b ) // call\n", "f(a, b)  // call\n", "tokens"),
+    ("a.c", "int  y ;\n", "int y;\n", "tokens"),
     ("A.java", "class A{int y;}", "class A {\n  int y;\n}\n", "tokens"),
     ("x.rs", "fn f(){}", "fn f() {}\n", "tokens"),
     ("n.txt", "same\n", "same\n", "exact"),
@@ -32,6 +32,15 @@ DIFFERENT = [
     ("a.c", "a = b - -c;\n", "a = b --c;\n"),
     ("a.sh", "a=b\n", "a = b\n"),
     ("a.yaml", "a:\n  b: 1\n", "a:\n    b: 1\n"),
+    # Comments that carry meaning.
+    ("main.go", "//go:build linux\npackage main\n", "package main\n"),
+    ("a.ts", '/// <reference path="a.d.ts" />\nlet x = 1;\n', "let x = 1;\n"),
+    ("a.py", "# -*- coding: latin-1 -*-\nx = 1\n", "x = 1\n"),
+    ("a.py", "#!/usr/bin/python2\nx = 1\n", "#!/usr/bin/python3\nx = 1\n"),
+    # Languages where spaces between tokens can matter are compared as text.
+    ("a.rb", "puts foo -1\n", "puts foo - 1\n"),
+    ("a.css", ".a.b { }\n", ".a .b { }\n"),
+    ("a.jsx", "const x = <p>a  b</p>;\n", "const x = <p>a b</p>;\n"),
     ("n.txt", "one two\n", "one  two\n"),
 ]
 

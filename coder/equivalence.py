@@ -1,50 +1,50 @@
 """Whether two versions of some files are the same change, in tiers that keep meaning: equal
-text, equal Python syntax trees, equal tokens where layout means nothing; what the judge cannot
-prove equal is "different". Shared by the candidates' grouping and the round-trip check."""
+text; equal Python syntax trees (line numbers aside); equal code but for indentation and
+runs of spaces, in a few languages. What the judge cannot prove equal is "different"."""
 
 from __future__ import annotations
 
 import ast
 import functools
+import re
 from collections.abc import Mapping
 
 from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_for_filename
-from pygments.token import Comment, Text, Whitespace
-from pygments.util import ClassNotFound
+from pygments.lexers import get_lexer_by_name
+from pygments.token import Comment, Error, Text, Whitespace
 
 EXACT, SYNTAX, TOKENS, DIFFERENT = "exact", "ast", "tokens", "different"
 EQUIVALENT = (EXACT, SYNTAX, TOKENS)
 """The tiers at which two versions count as the same change."""
-LINES_MATTER = frozenset(
-    {
-        "C",
-        "C++",
-        "Objective-C",
-        "JavaScript",
-        "TypeScript",
-        "Go",
-        "Kotlin",
-        "Swift",
-        "Scala",
-        "PHP",
-        "Lua",
-        "SQL",
-    }
-)
-"""Languages (pygments' lexer names) where spacing and indentation between tokens mean nothing
-but a line break may (a statement ended by a line break, a preprocessor line)."""
-LINES_FREE = frozenset({"C#", "Java", "Rust", "JSON", "Dart", "Zig"})
-"""Languages where line breaks between tokens mean nothing either. Neither set holds shells
-(`a=b` and `a = b` differ), Ruby and Perl (`foo -1` and `foo - 1` differ), CSS (`.a.b` and
-`.a .b` differ), JSX (spaces in its text show), markup, YAML, Makefiles or Haskell: those are
-compared as text."""
-BREAK = ("break", "\n")
-SPACE = ("space", " ")
-OPERATORS = frozenset("+-*/%=<>!&|^~?:.#@")
-"""Characters that may join with a neighbour into one operator."""
-MAX_TOKENIZED = 500_000
-"""Characters beyond which a file is compared by its text only."""
+LEXERS = {
+    ".c": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".h": "cpp",
+    ".hh": "cpp",
+    ".hpp": "cpp",
+    ".java": "java",
+    ".cs": "csharp",
+    ".go": "go",
+    ".rs": "rust",
+    ".ts": "typescript",
+    ".json": "json",
+}
+"""The suffixes whose files may be equal as tokens, and their pygments lexers: languages where
+indentation and the width of spacing mean nothing. Not Python (its own tier), shells, Ruby,
+Perl, CSS, JavaScript (JSX text shows its spaces), PHP and Swift (heredocs and raw strings the
+lexer cannot read), Scala (blocks by indentation), markup, YAML or Makefiles."""
+MAX_TOKENIZED = 20_000
+"""Characters beyond which a file is compared by its text only; also MAX_LINES, MAX_LINE and
+MAX_RUN, since pygments' lexers can take seconds on long repetitive input."""
+MAX_LINES = 600
+MAX_LINE = 400
+MAX_RUN = re.compile(r"(.)\1{60}|(..)\2{30}", re.DOTALL)
+MAX_PARSED = 1_000_000
+"""Characters beyond which a Python file is compared by its text only."""
+CODING = re.compile(r"^[ \t\f]*#.*?coding[:=]")
+"""PEP 263's coding declaration."""
 
 
 def tier(first: Mapping[str, str], second: Mapping[str, str]) -> str:
@@ -66,9 +66,8 @@ def file_tier(path: str, first: str, second: str) -> str:
         one, two = _syntax(first), _syntax(second)
         same = one is not None and one == two and _header(first) == _header(second)
         return SYNTAX if same else DIFFERENT
-    if _language(path) and max(len(first), len(second)) <= MAX_TOKENIZED:
-        return TOKENS if _tokens(path, first) == _tokens(path, second) else DIFFERENT
-    return DIFFERENT
+    one, two = _tokens(path, first), _tokens(path, second)
+    return TOKENS if one is not None and one == two else DIFFERENT
 
 
 def key(path: str, text: str) -> tuple:
@@ -77,75 +76,82 @@ def key(path: str, text: str) -> tuple:
     if path.endswith((".py", ".pyi")):
         tree = _syntax(text)
         return (SYNTAX, _header(text), tree) if tree is not None else (EXACT, text)
-    if _language(path) and len(text) <= MAX_TOKENIZED:
-        return (TOKENS, tuple(_tokens(path, text)))
-    return (EXACT, text)
+    tokens = _tokens(path, text)
+    return (TOKENS, tuple(tokens)) if tokens is not None else (EXACT, text)
 
 
 def _header(text: str) -> tuple[str, ...]:
-    """A Python file's first two lines when they are comments: the #! line and the coding
-    declaration, which change how the file is run or read though not its syntax tree."""
-    return tuple(line for line in text.splitlines()[:2] if line.lstrip().startswith("#"))
+    """What of a Python file's first two lines changes how it is run or read though not its
+    syntax tree: a #! line, a coding declaration (lines split as Python splits them)."""
+    lines = re.split(r"\r\n|\r|\n", text, maxsplit=2)[:2]
+    return tuple(
+        line
+        for n, line in enumerate(lines)
+        if (n == 0 and line.startswith("#!")) or CODING.match(line)
+    )
 
 
 def _syntax(text: str) -> str | None:
+    if len(text) > MAX_PARSED:
+        return None
     try:
         return ast.dump(ast.parse(text))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
 
-@functools.lru_cache(maxsize=256)
-def _lexer(suffix: str) -> Lexer | None:
-    """The lexer for files with this suffix when their layout means nothing, else None."""
-    try:
-        lexer = get_lexer_for_filename(f"file{suffix}", stripnl=False, ensurenl=False)
-    except ClassNotFound:
+@functools.lru_cache(maxsize=64)
+def _lexer(name: str) -> Lexer:
+    return get_lexer_by_name(name, stripnl=False, ensurenl=False)
+
+
+def _tokens(path: str, text: str) -> list[tuple[str, str]] | None:
+    """The tokens of text with indentation, trailing spaces and the width of runs of spaces
+    dropped: every line break is kept (line numbers stay), a space between two tokens on a
+    line stays a space, and comments stay as they are (some carry meaning). None where the
+    file is not in LEXERS, is too large or repetitive to lex quickly, or does not lex
+    cleanly (an error token, a C++ raw string)."""
+    name = path.rsplit("/", 1)[-1]
+    language = LEXERS.get(name[name.rfind(".") :].lower()) if "." in name else None
+    if language is None or not _lexable(text):
         return None
-    return lexer if lexer.name in LINES_MATTER | LINES_FREE else None
-
-
-def _language(path: str) -> str | None:
-    """The pygments name of the file's language when its layout means nothing, else None."""
-    name = path.rsplit("/", 1)[-1]
-    lexer = _lexer(name[name.rfind(".") :]) if "." in name else None
-    return lexer.name if lexer else None
-
-
-def _tokens(path: str, text: str) -> list[tuple[str, str]]:
-    """The tokens of text with spacing dropped, except a space between two tokens that could
-    join without it (`- -` is not `--`) and, where line breaks matter, each run of them.
-    Comments are kept as they are: some carry meaning (build tags, pragmas, directives)."""
-    name = path.rsplit("/", 1)[-1]
-    lexer = _lexer(name[name.rfind(".") :])
-    lines = lexer.name in LINES_MATTER
+    if language in ("c", "cpp") and 'R"' in text:
+        return None
     found: list[tuple[str, str]] = []
-    spaced = False
-    for kind, value in lexer.get_tokens(text):
+    pending = ""
+    for kind, value in _lexer(language).get_tokens(text):
+        if kind in Error:
+            return None
         if kind in Whitespace or (kind in Text and not value.strip()):
-            if lines and "\n" in value and found and found[-1] != BREAK:
-                found.append(BREAK)
-            spaced = True
+            pending += value
             continue
-        if kind in Comment:
-            # A comment's own trailing line break is the line's end, kept apart from its text.
-            stripped = value.rstrip()
-            found.append((str(kind), stripped))
-            if lines and "\n" in value[len(stripped) :] and found[-1] != BREAK:
-                found.append(BREAK)
-            spaced = False
+        if kind in Comment and value.rstrip() != value:
+            # A comment that ends a line: its line break goes with the spacing after it.
+            pending = _gap(pending, found)
+            found.append((str(kind), value.rstrip()))
+            pending = value[len(value.rstrip()) :]
             continue
-        if spaced and found and found[-1] != BREAK and _could_join(found[-1][1], value):
-            found.append(SPACE)
-        spaced = False
+        pending = _gap(pending, found)
         found.append((str(kind), value))
-    while found and found[-1] == BREAK:
-        found.pop()
+    _gap(pending, found)
     return found
 
 
-def _could_join(before: str, after: str) -> bool:
-    """Whether two tokens could read as one without the space between them."""
-    last, first = before[-1:], after[:1]
-    word = lambda c: c.isalnum() or c in "_$"  # noqa: E731
-    return (word(last) and word(first)) or (last in OPERATORS and first in OPERATORS)
+def _gap(spacing: str, found: list[tuple[str, str]]) -> str:
+    """Record the spacing between two tokens: its line breaks, one each, or one space when it
+    stays on the line (nothing at the very start). Returns "" for the next gap."""
+    breaks = spacing.count("\n")
+    if breaks:
+        found.append(("breaks", str(breaks)))
+    elif spacing and found:
+        found.append(("space", " "))
+    return ""
+
+
+def _lexable(text: str) -> bool:
+    """Small and plain enough for pygments to lex in well under a second."""
+    if len(text) > MAX_TOKENIZED or text.count("\n") > MAX_LINES:
+        return False
+    if any(len(line) > MAX_LINE for line in text.splitlines()):
+        return False
+    return MAX_RUN.search(text) is None

@@ -11,10 +11,10 @@ from coder.equivalence import file_tier, key, tier
 SAME = [
     ("a.py", "x = [1, 2]\n", "x = [1,2]  # a list\n", "ast"),
     ("a.py", "def f():\n    return 1\n", "def f():\n\n    return 1\n", "ast"),
-    ("a.js", "f( a,b ) // call\n", "f(a, b)  // call\n", "tokens"),
-    ("a.c", "int  y ;\n", "int y;\n", "tokens"),
-    ("A.java", "class A{int y;}", "class A {\n  int y;\n}\n", "tokens"),
-    ("x.rs", "fn f(){}", "fn f() {}\n", "tokens"),
+    ("a.ts", "f(a,  b); // call\n", "f(a, b); // call\n", "tokens"),
+    ("a.c", "int  y;\n", "int y;\n", "tokens"),
+    ("A.java", "class A {\n    int y;\n}\n", "class A {\n  int y;   \n}\n", "tokens"),
+    ("x.rs", "fn f() {\n\tg();\n}\n", "fn f() {\n    g();\n}\n", "tokens"),
     ("n.txt", "same\n", "same\n", "exact"),
 ]
 DIFFERENT = [
@@ -37,6 +37,18 @@ DIFFERENT = [
     ("a.ts", '/// <reference path="a.d.ts" />\nlet x = 1;\n', "let x = 1;\n"),
     ("a.py", "# -*- coding: latin-1 -*-\nx = 1\n", "x = 1\n"),
     ("a.py", "#!/usr/bin/python2\nx = 1\n", "#!/usr/bin/python3\nx = 1\n"),
+    # Spacing that shows: stringified code, numbers that would join, line numbers.
+    ("a.c", "assert(x==1);\n", "assert(x == 1);\n"),
+    ("a.rs", "let s = stringify!(a+b);\n", "let s = stringify!(a + b);\n"),
+    ("a.c", "x = 0x1e+1;\n", "x = 0x1e + 1;\n"),
+    ("a.c", "int y;\n\nint z;\n", "int y;\nint z;\n"),
+    ("a.h", 'auto s = R"(\n  a\n    b\n)";\n', 'auto s = R"(\n  a\n  b\n)";\n'),
+    ("a.c", "int c = 'a  b';\n", "int c = 'a b';\n"),
+    ("a.jsonl", '{"a":1}\n{"b":2}\n', '{"a":\n1}\n{"b":2}\n'),
+    ("App.js", "f(<p>Hello {name}</p>);\n", "f(<p>Hello{name}</p>);\n"),
+    ("a.scala", "if x then\n  a()\nb()\n", "if x then\n  a()\n  b()\n"),
+    ("a.js", "return\u2028x\n", "return x\n"),
+    ("a.py", "# a\x85b\n# -*- coding: latin-1 -*-\ns = 1\n", "# a\x85b\n#\ns = 1\n"),
     # Languages where spaces between tokens can matter are compared as text.
     ("a.rb", "puts foo -1\n", "puts foo - 1\n"),
     ("a.css", ".a.b { }\n", ".a .b { }\n"),
@@ -55,6 +67,13 @@ def test_equivalent_versions(path: str, one: str, two: str, expected: str) -> No
 def test_versions_whose_meaning_can_differ(path: str, one: str, two: str) -> None:
     assert file_tier(path, one, two) == "different"
     assert key(path, one) != key(path, two)
+
+
+def test_input_too_large_or_repetitive_to_lex_quickly_is_compared_as_text() -> None:
+    # pygments takes tens of seconds on such input; the judge never hands it over.
+    for text in ("\n" * 40_000, "/" * 20_000, '"\\"' * 10_000, "    int a;\n" * 3_000):
+        assert key("a.c", text) == ("exact", text)
+    assert key("a.py", "x = 1\n" * 200_000)[0] == "exact"
 
 
 def test_a_set_of_files_is_as_close_as_its_loosest_file() -> None:

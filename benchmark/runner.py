@@ -165,12 +165,7 @@ def run_exercise(
                 break
             shown = "\n".join(run.output.splitlines()[:OUTPUT_LINES])
             message = RETRY.format(output=shown, files=files)
-        if settings.rtc:
-            after = {p: session.ws.read(p).text for p in stubs}
-            result.rtc = _round_trip(session, _change(stubs, after, request), exercise, settings)
-        if settings.rtc_reference:
-            change = _change(stubs, exercise.example_solution(), request)
-            result.rtc_reference = _round_trip(session, change, exercise, settings)
+        _round_trips(result, session, exercise, settings, stubs, request)
     except Exception as exc:  # the one place a run records any failure instead of stopping
         result.error = f"{type(exc).__name__}: {exc}"
     _fill(result, session, model, time.perf_counter() - began)
@@ -203,6 +198,16 @@ def _judge_candidates(
             "fallback": made.choice.fallback,
         }
     )
+
+
+def _round_trips(result, session, exercise, settings, stubs, request) -> None:
+    """The round trips asked for: of the final edit, of the reference solution."""
+    if settings.rtc:
+        after = {p: session.ws.read(p).text for p in stubs}
+        result.rtc = _round_trip(session, _change(stubs, after, request), exercise, settings)
+    if settings.rtc_reference:
+        change = _change(stubs, exercise.example_solution(), request)
+        result.rtc_reference = _round_trip(session, change, exercise, settings)
 
 
 def _change(stubs: dict[str, str], after: dict[str, str], request: str) -> Change:

@@ -102,11 +102,7 @@ WHAT = {"rtc_reference": "reference solutions", "rtc": "final edits"}
 
 def scatter(points: list[tuple[str, float, float]], target: Path, what: str) -> list[Path]:
     """Mean RTC against pass@1, one labelled point per run, as target.png and target.svg."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     figure, axes = plt.subplots(figsize=(5, 4))
     for name, rtc, passed in points:
         axes.scatter([rtc], [passed], color="#4c72b0")
@@ -115,12 +111,7 @@ def scatter(points: list[tuple[str, float, float]], target: Path, what: str) -> 
     axes.set_ylabel("pass after try 1 (%)")
     axes.set_xlim(-0.05, 1.05)
     axes.set_ylim(-5, 105)
-    figure.tight_layout()
-    written = [target.with_suffix(".png"), target.with_suffix(".svg")]
-    for path in written:
-        figure.savefig(path)
-    plt.close(figure)
-    return written
+    return _save(figure, target)
 
 
 def _row(*cells) -> str:
@@ -146,11 +137,7 @@ def _nondeterminism(runs: list[Path]) -> str:
 
 def draw(groups: dict[tuple[str, str], list[float]], target: Path) -> list[Path]:
     """A bar chart of mean pass rates with stdev error bars, as target.png and target.svg."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     labels = [f"{model}\n{fmt}" for model, fmt in sorted(groups)]
     rates = [groups[key] for key in sorted(groups)]
     means = [statistics.mean(r) for r in rates]
@@ -159,9 +146,24 @@ def draw(groups: dict[tuple[str, str], list[float]], target: Path) -> list[Path]
     axes.bar(labels, means, yerr=errors, capsize=4, color="#4c72b0")
     axes.set_ylabel("pass rate after the last try (%)")
     axes.set_ylim(0, 100)
+    return _save(figure, target)
+
+
+def _pyplot():
+    """matplotlib's pyplot, drawing to files only (imported when a chart is drawn)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(figure, target: Path) -> list[Path]:
+    """The figure written as target.png and target.svg (text kept as text), then closed."""
     figure.tight_layout()
     written = [target.with_suffix(".png"), target.with_suffix(".svg")]
     for path in written:
         figure.savefig(path)
-    plt.close(figure)
+    _pyplot().close(figure)
     return written

@@ -6,12 +6,8 @@ the file system: the run can read and write what the user can."""
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import ctypes.util
-import os
-import signal
-import subprocess
 import sys
 import threading
 from collections.abc import Mapping, Sequence
@@ -56,18 +52,10 @@ class Rlimits:
             env=inside,
             limits=limits,
             cgroups=self.cgroups,
-            kill=_kill,
+            # The keeper adopts every orphan, so the whole run stays its descendants.
+            kill=tree.kill_tree,
             cancel=cancel,
         )
-
-
-def _kill(proc: subprocess.Popen) -> None:
-    # Everything the run started is the keeper's descendant (it adopts orphans): kill those
-    # first, while they are still its descendants, then the keeper's own process group.
-    tree.kill_descendants(proc.pid)
-    with contextlib.suppress(OSError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    tree.kill_descendants(proc.pid)
 
 
 def _make_undumpable() -> None:

@@ -92,6 +92,15 @@ def kill_descendants(root: int) -> None:
                 os.kill(pid, signal.SIGKILL)
 
 
+def kill_tree(proc: subprocess.Popen) -> None:
+    """SIGKILL the process's descendants while they still are its descendants, then its
+    process group, then any descendant started meanwhile."""
+    kill_descendants(proc.pid)
+    with contextlib.suppress(OSError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    kill_descendants(proc.pid)
+
+
 def run(
     argv: Sequence[str],
     *,

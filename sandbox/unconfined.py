@@ -4,10 +4,6 @@ nothing else contained."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import subprocess
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -40,12 +36,6 @@ class Unconfined:
             env=dict(env) | {"HOME": str(folder)},
             limits=limits,
             cgroups=False,
-            kill=_kill,
+            kill=tree.kill_tree,
             cancel=cancel,
         )
-
-
-def _kill(proc: subprocess.Popen) -> None:
-    tree.kill_descendants(proc.pid)
-    with contextlib.suppress(OSError):
-        os.killpg(proc.pid, signal.SIGKILL)

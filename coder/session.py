@@ -12,66 +12,17 @@ from pathlib import Path
 
 from coder import editing, prompt, rtc, selection
 from coder.commit_message import write_commit_message
-from coder.errors import CoderError, GitError, NotCommitted, UsageError, WriteError
+from coder.errors import CoderError, GitError, NotCommitted, WriteError
 from coder.model import Completion, Message, Model, Request, Usage, answered, with_ids
 from coder.repo import Repo
-from coder.rtc import Change, RtcReport, RtcSettings
+from coder.rtc import Change, RtcReport
 from coder.selection import Selection, testing
-from coder.selection.selector import Choice
-from coder.selection.swap import swap
+from coder.selection.swap import pick
 from coder.terminal import Terminal
+from coder.turns import SessionConfig, TurnOutcome
 from coder.workspace import FileText, Workspace
 from editformats import EditFormat, ReplyError, TruncatedReply, feedback
 from editformats.errors import truncated
-from sandbox import Sandbox
-
-
-@dataclass(frozen=True)
-class SessionConfig:
-    """How a chat behaves."""
-
-    max_reflections: int = 3
-    """How many times failed edits are sent back to the model within one turn."""
-    auto_commits: bool = True
-    """Commit every change coder makes (and the user's own changes to those files first)."""
-    dry_run: bool = False
-    """Show diffs but never write."""
-    stream: bool = True
-    """Show the reply while it arrives, rather than once it is complete."""
-    candidates: int = 1
-    """Candidate replies per request; with more than one, the rules of coder/selection choose."""
-    test_cmd: str | None = None
-    """The test command; when set, candidates must pass it to be chosen."""
-    candidate_tests: bool = True
-    """Run the test command on each distinct candidate (when there is one)."""
-    sandbox: Sandbox | None = None
-    """Where /test and the candidates' tests run; None: plain commands."""
-    refine: int = 1
-    """Rounds of refinement when no candidate passes the tests."""
-    plan: bool = False
-    """Each candidate writes a short plan before its edit."""
-    diverse: bool = False
-    """Candidates after the first are asked from different angles."""
-    consistency_prompt: bool = False
-    """Put the consistency instruction before the edit format's system prompt."""
-    rtc: bool = False
-    """Run the round-trip check after every turn that changed files."""
-    rtc_settings: RtcSettings = field(default_factory=RtcSettings)
-
-
-@dataclass(frozen=True)
-class TurnOutcome:
-    """What one user request came to."""
-
-    changed: tuple[str, ...] = ()
-    commits: tuple[str, ...] = ()
-    failed: bool = False
-    """Edits still failed after the last reflection, or the model could not answer."""
-    interrupted: bool = False
-    applied: bool = False
-    """The reply's edits all applied, or were already in the files."""
-    not_committed: tuple[str, ...] = ()
-    """Files written with the edit that git failed to commit."""
 
 
 @dataclass
@@ -440,37 +391,7 @@ class Session:
 
     def pick(self, label: str) -> TurnOutcome:
         """Replace the chosen candidate's change with another candidate's, as a new commit."""
-        made = self.selection
-        if made is None or made.chosen is None:
-            raise CoderError("there are no candidates to pick from: /pick works after a request")
-        other = made.get(label)
-        if other is None:
-            labels = ", ".join(c.label for c in made.distinct)
-            raise UsageError(f"no valid candidate {label!r}; the labels are {labels}")
-        chosen = made.chosen
-        if other.label == chosen.label:
-            self.terminal.say(f"{other.label} is already applied.")
-            return TurnOutcome()
-        done = swap(self.ws, chosen.proposal, other.proposal, self.terminal, self.config.dry_run)
-        if self.config.dry_run:
-            return TurnOutcome()
-        paths, originals, wanted, current = done.paths, done.originals, done.wanted, done.current
-        picked = Choice(other.label, "Picked by the user.", rule="user")
-        self.selection = replace(made, choice=picked)
-        changed = tuple(p for p in paths if self.ws.read(p).text != current[p].text)
-        if self.last_edit is not None:
-            after = {p: wanted[p] for p in paths if p in other.proposal.result.files}
-            self.last_edit = replace(
-                self.last_edit,
-                before={p: originals[p].text for p in after if originals[p].exists},
-                after=after,
-            )
-        if not changed or self.repo is None or not self.config.auto_commits:
-            return TurnOutcome(changed=changed)
-        sha = self.repo.commit(list(changed), f"coder: use candidate {other.label} instead")
-        self.commits.append(sha)
-        self.terminal.say(f"Committed {sha[:7]}: {', '.join(changed)}")
-        return TurnOutcome(changed=changed, commits=(sha,))
+        return pick(self, label)
 
     def _commit_message(self, changed: tuple[str, ...]) -> str:
         return write_commit_message(self.weak_model or self.model, self.repo, list(changed))

@@ -1,13 +1,20 @@
-"""/pick: the applied candidate's change replaced with another candidate's in the working tree."""
+"""/pick: the applied candidate's change replaced with another candidate's in the working tree,
+as a new commit."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from coder.editing import Proposal, unified_diff
-from coder.errors import CoderError
+from coder.errors import CoderError, UsageError
+from coder.selection.selector import Choice
 from coder.terminal import Terminal
+from coder.turns import TurnOutcome
 from coder.workspace import FileText, Workspace
+
+if TYPE_CHECKING:
+    from coder.session import Session
 
 
 @dataclass(frozen=True)
@@ -38,3 +45,40 @@ def swap(ws: Workspace, old: Proposal, new: Proposal, terminal: Terminal, dry_ru
             if not originals[path].exists and path not in new.result.files:
                 ws.remove(path)
     return Swap(paths, originals, wanted, current)
+
+
+def pick(session: Session, label: str) -> TurnOutcome:
+    """Replace the chosen candidate's change with another candidate's, as a new commit."""
+    made = session.selection
+    if made is None or made.chosen is None:
+        raise CoderError("there are no candidates to pick from: /pick works after a request")
+    other = made.get(label)
+    if other is None:
+        labels = ", ".join(c.label for c in made.distinct)
+        raise UsageError(f"no valid candidate {label!r}; the labels are {labels}")
+    chosen = made.chosen
+    if other.label == chosen.label:
+        session.terminal.say(f"{other.label} is already applied.")
+        return TurnOutcome()
+    done = swap(
+        session.ws, chosen.proposal, other.proposal, session.terminal, session.config.dry_run
+    )
+    if session.config.dry_run:
+        return TurnOutcome()
+    paths, originals, wanted, current = done.paths, done.originals, done.wanted, done.current
+    picked = Choice(other.label, "Picked by the user.", rule="user")
+    session.selection = replace(made, choice=picked)
+    changed = tuple(p for p in paths if session.ws.read(p).text != current[p].text)
+    if session.last_edit is not None:
+        after = {p: wanted[p] for p in paths if p in other.proposal.result.files}
+        session.last_edit = replace(
+            session.last_edit,
+            before={p: originals[p].text for p in after if originals[p].exists},
+            after=after,
+        )
+    if not changed or session.repo is None or not session.config.auto_commits:
+        return TurnOutcome(changed=changed)
+    sha = session.repo.commit(list(changed), f"coder: use candidate {other.label} instead")
+    session.commits.append(sha)
+    session.terminal.say(f"Committed {sha[:7]}: {', '.join(changed)}")
+    return TurnOutcome(changed=changed, commits=(sha,))

@@ -1,0 +1,56 @@
+"""How a chat behaves (SessionConfig) and what one user request came to (TurnOutcome)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from coder.rtc import RtcSettings
+from sandbox import Sandbox
+
+
+@dataclass(frozen=True)
+class SessionConfig:
+    """How a chat behaves."""
+
+    max_reflections: int = 3
+    """How many times failed edits are sent back to the model within one turn."""
+    auto_commits: bool = True
+    """Commit every change coder makes (and the user's own changes to those files first)."""
+    dry_run: bool = False
+    """Show diffs but never write."""
+    stream: bool = True
+    """Show the reply while it arrives, rather than once it is complete."""
+    candidates: int = 1
+    """Candidate replies per request; with more than one, the rules of coder/selection choose."""
+    test_cmd: str | None = None
+    """The test command; when set, candidates must pass it to be chosen."""
+    candidate_tests: bool = True
+    """Run the test command on each distinct candidate (when there is one)."""
+    sandbox: Sandbox | None = None
+    """Where /test and the candidates' tests run; None: plain commands."""
+    refine: int = 1
+    """Rounds of refinement when no candidate passes the tests."""
+    plan: bool = False
+    """Each candidate writes a short plan before its edit."""
+    diverse: bool = False
+    """Candidates after the first are asked from different angles."""
+    consistency_prompt: bool = False
+    """Put the consistency instruction before the edit format's system prompt."""
+    rtc: bool = False
+    """Run the round-trip check after every turn that changed files."""
+    rtc_settings: RtcSettings = field(default_factory=RtcSettings)
+
+
+@dataclass(frozen=True)
+class TurnOutcome:
+    """What one user request came to."""
+
+    changed: tuple[str, ...] = ()
+    commits: tuple[str, ...] = ()
+    failed: bool = False
+    """Edits still failed after the last reflection, or the model could not answer."""
+    interrupted: bool = False
+    applied: bool = False
+    """The reply's edits all applied, or were already in the files."""
+    not_committed: tuple[str, ...] = ()
+    """Files written with the edit that git failed to commit."""

@@ -7,33 +7,49 @@ re-running the same command resumes. `benchmark --stats RUN...` compares finishe
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
-import os
-import re
+import shutil
 import sys
-import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from benchmark import report
-from benchmark.runner import ExerciseResult, RunSettings, run_exercise
+from benchmark.limiter import RateLimiter
+from benchmark.runner import RunSettings
 from sandbox import KINDS
 
 DEFAULT_EXERCISES = Path("..") / "shared" / "exercism-python" / "practice"
-FAKE_MODELS = ("oracle", "oracle-retry")
-"""Built-in scripted models: the reference solution at once, or only at the second try."""
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The benchmark's arguments."""
     p = argparse.ArgumentParser(prog="benchmark", description=__doc__.splitlines()[0])
-    p.add_argument("--model", default="oracle", help="litellm model name, or oracle/oracle-retry")
+    p.add_argument(
+        "--model",
+        nargs="+",
+        action="extend",
+        help="litellm model name, or local, oracle, oracle-retry (default oracle); several make"
+        " a grid with the formats",
+    )
     p.add_argument("--api-base", help="URL of an OpenAI-compatible server")
     p.add_argument("--local-model", metavar="PATH.gguf", help="with --model local: this file")
-    p.add_argument("--edit-format", default="diff")
+    p.add_argument(
+        "--edit-format", nargs="+", action="extend", help="default diff; several make a grid"
+    )
     p.add_argument("--tries", type=int, default=2, help="attempts per exercise (default 2)")
-    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--threads", type=int, default=1, help="exercises at once, on this machine")
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        metavar="ADDRESS",
+        help="run each exercise as a Ray task: alone on a Ray runtime started here, or on a"
+        " cluster (auto, ray://host:10001); needs pip install 'coder[ray]'",
+    )
+    p.add_argument(
+        "--rpm",
+        type=float,
+        metavar="N",
+        help="at most N model calls a minute, across threads and Ray workers",
+    )
     p.add_argument("--num-tests", type=int, help="run only the first N exercises")
     p.add_argument("--keywords", help="comma-separated parts of exercise names to select")
     p.add_argument("--exercises-dir", type=Path, default=DEFAULT_EXERCISES)
@@ -74,6 +90,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="ask the model for consistent answers (Patched RTC)",
     )
     p.add_argument("--stats", nargs="+", type=Path, metavar="RUN", help="compare finished runs")
+    p.add_argument(
+        "--chart",
+        type=Path,
+        metavar="FILE",
+        help="with --stats: the chart's file, PNG or SVG by its suffix (default: stats.png and"
+        " stats.svg beside the first run)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
         "--oracle-latency", type=float, default=0.0, help="seconds the oracles wait per reply"
@@ -92,10 +115,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(args: argparse.Namespace) -> int:
     if args.stats:
-        from benchmark import stats
-
-        print(stats.compare(args.stats))
-        return 0
+        return _stats(args.stats, args.chart)
     if not args.exercises_dir.is_dir():
         print(
             f"benchmark: no exercises at {args.exercises_dir}: pass --exercises-dir with a folder"
@@ -125,20 +145,40 @@ def _main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    models, formats = args.model or ["oracle"], args.edit_format or ["diff"]
+    from editformats import FORMATS
+
+    unknown = [f for f in formats if f not in FORMATS]
+    if unknown:
+        print(
+            f"benchmark: unknown --edit-format {', '.join(unknown)}; choose from"
+            f" {', '.join(FORMATS)}",
+            file=sys.stderr,
+        )
+        return 2
+    if args.rpm is not None and args.rpm <= 0:
+        print(f"benchmark: --rpm takes a number above 0, not {args.rpm}", file=sys.stderr)
+        return 2
+    return _run_all(args, exercises, models, formats)
+
+
+def _run_all(args: argparse.Namespace, exercises, models: list[str], formats: list[str]) -> int:
+    """Every run of the grid (models x formats x repeats), its jobs on threads or on Ray, then
+    each run's summary, and the runs side by side when there are several."""
+    from benchmark import jobs
+    from coder.errors import UsageError
     from coder.rtc import RtcSettings
-    from exercism import TestSetup
-    from sandbox import Limits, SandboxError, get_sandbox, secret_values
+    from sandbox import SandboxError
 
     try:
-        sandbox = get_sandbox(args.sandbox)
+        tests = jobs.test_setup(args)
     except SandboxError as exc:
         print(f"benchmark: --sandbox {args.sandbox}: {exc}", file=sys.stderr)
         return 2
-    print(f"benchmark: the tests run in {sandbox.description}", file=sys.stderr)
-    limits = Limits(seconds=args.test_timeout)
-    tests = TestSetup(sandbox, limits, secret_values(os.environ))
+    where = f"Ray ({args.ray})" if args.ray else "this machine"
+    print(f"benchmark: the tests run in {tests.sandbox.description}, on {where}", file=sys.stderr)
     settings = RunSettings(
-        args.edit_format,
+        formats[0],
         args.tries,
         tests=tests,
         candidates=args.candidates,
@@ -153,121 +193,52 @@ def _main(args: argparse.Namespace) -> int:
         ),
         consistency_prompt=args.consistency_prompt,
     )
-    for repeat in range(1, args.repeat + 1):
-        folder = run_folder(args, repeat)
-        summary = run(exercises, args, settings, folder)
-        print(f"\n{folder}\n{report.table(summary)}")
+    runs = jobs.plan(args, models, formats)
+    todo = [jobs.Job(run, e) for run in runs for e in exercises]
+    todo = [job for job in todo if not job.path.exists()]
+    with jobs.Progress(args.quiet, len(runs) * len(exercises)) as bar:
+        bar.advance(len(runs) * len(exercises) - len(todo))
+
+        def done(job: jobs.Job, result: dict) -> None:
+            jobs.save(job, result)
+            bar.advance(1)
+
+        try:
+            if args.ray:
+                from benchmark.scaleout import run_on_ray
+
+                run_on_ray(todo, args, settings, done)
+            else:
+                limiter = RateLimiter(args.rpm) if args.rpm else None
+                jobs.run_local(todo, args, settings, limiter, done)
+        except UsageError as exc:
+            print(f"benchmark: {exc}", file=sys.stderr)
+            return 2
+    for run in runs:
+        summary = jobs.summarize(run, exercises, args, settings)
+        print(f"\n{run.folder}\n{report.table(summary)}")
+    if len(runs) > 1:
+        print()
+        _stats([run.folder for run in runs], None)
     return 0
 
 
-def run_folder(args: argparse.Namespace, repeat: int) -> Path:
-    """The run's folder: the same for the same command on the same day, so that it resumes."""
-    given = args.model
-    if given == "local" and args.local_model:
-        given = f"local-{Path(args.local_model).stem}"
-    model = re.sub(r"[^\w.-]+", "-", given)
-    name = f"{datetime.date.today()}--{model}--{args.edit_format}"
-    if args.candidates > 1:
-        name += f"--c{args.candidates}"
-        name += "t" if args.candidate_tests else ""
-        name += f"r{args.refine}" if args.candidate_tests and args.refine != 1 else ""
-        name += "p" if args.plan else ""
-        name += "d" if args.diverse else ""
-    name += "--rtc" if args.rtc else ""
-    name += "--rtc-reference" if args.rtc_reference else ""
-    name += "--consistent" if args.consistency_prompt else ""
-    return args.runs_dir / (name if args.repeat == 1 else f"{name}--r{repeat}")
+def _stats(runs: list[Path], chart: Path | None) -> int:
+    from benchmark import stats
 
-
-def run(exercises, args: argparse.Namespace, settings: RunSettings, folder: Path) -> dict:
-    """Run the exercises not yet done in folder, then write and return the summary."""
-    results_dir = folder / "results"
-    results_dir.mkdir(parents=True, exist_ok=True)
-    todo = [ex for ex in exercises if not (results_dir / f"{ex.name}.json").exists()]
-    with tempfile.TemporaryDirectory() as scratch, _progress(args.quiet, len(exercises)) as bar:
-        bar.advance(len(exercises) - len(todo))
-
-        def one(exercise):
-            make = _model_factory(args, exercise)
-            result = run_exercise(exercise, make, settings, Path(scratch) / exercise.name)
-            _save(results_dir / f"{exercise.name}.json", result)
-            bar.advance(1)
-
-        with ThreadPoolExecutor(max_workers=max(1, args.threads)) as pool:
-            list(pool.map(one, todo))
-    results = [json.loads((results_dir / f"{ex.name}.json").read_text()) for ex in exercises]
-    tries = settings.tries if settings.attempts else 0
-    summary = report.summarize(results, len(exercises), tries)
-    summary |= {"model": args.model, "edit_format": args.edit_format}
-    summary |= {"candidates": args.candidates, "rtc": args.rtc}
-    if args.rtc or args.rtc_reference:
-        summary |= {"rtc_reference": args.rtc_reference, "rtc_samples": args.rtc_samples}
-        summary |= {"rtc_threshold": args.rtc_threshold, "rtc_request": args.rtc_request}
-    summary |= {"consistency_prompt": args.consistency_prompt}
-    if args.candidates > 1:
-        summary |= {"candidate_tests": args.candidate_tests, "refine": args.refine}
-        summary |= {"plan": args.plan, "diverse": args.diverse}
-    summary |= {"command": " ".join(["benchmark", *sys.argv[1:]]), "coder_commit": _commit()}
-    (folder / "summary.json").write_text(json.dumps(summary, indent=1))
-    return summary
-
-
-def _model_factory(args: argparse.Namespace, exercise):
-    if args.model in FAKE_MODELS:
-        from benchmark.oracle import oracle_factory
-
-        make = oracle_factory(args.model == "oracle-retry", args.oracle_latency)
-        return lambda workdir: make(args.edit_format, workdir, exercise.example_solution())
-    from coder.llm import LiteLLMModel, ModelSettings
-
-    if args.model == "local":
-        from coder import local
-
-        served = local.serve(args.local_model, on_status=lambda text: print(text, file=sys.stderr))
-        settings = ModelSettings(
-            served.model, served.api_base, api_key="local", max_tokens=local.MAX_REPLY
+    if chart is not None and chart.suffix.lower() not in stats.CHART_SUFFIXES:
+        print(f"benchmark: --chart takes a .png or .svg file, not {chart}", file=sys.stderr)
+        return 2
+    missing = [str(r) for r in runs if not (r / "summary.json").is_file()]
+    if missing:
+        print(
+            f"benchmark: not a finished run (no summary.json): {', '.join(missing)}",
+            file=sys.stderr,
         )
-    else:
-        settings = ModelSettings(args.model, api_base=args.api_base)
-    model = LiteLLMModel(settings)
-    return lambda workdir: model
-
-
-def _save(path: Path, result: ExerciseResult) -> None:
-    temp = path.with_suffix(".tmp")
-    temp.write_text(json.dumps(result.to_json(), indent=1))
-    temp.replace(path)
-
-
-def _commit() -> str | None:
-    from coder.repo import Repo
-
-    repo = Repo.find(Path(__file__).resolve().parent)
-    return repo.head() if repo else None
-
-
-class _progress:
-    """A rich progress bar (or nothing, when quiet) that threads may advance."""
-
-    def __init__(self, quiet: bool, total: int):
-        self.quiet, self.total = quiet, total
-
-    def __enter__(self):
-        if not self.quiet:
-            from rich.progress import Progress
-
-            self.bar = Progress(transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task("exercises", total=self.total)
-        return self
-
-    def advance(self, n: int) -> None:
-        if not self.quiet and n:
-            self.bar.advance(self.task, n)
-
-    def __exit__(self, *exc) -> None:
-        if not self.quiet:
-            self.bar.stop()
+        return 2
+    width = shutil.get_terminal_size().columns
+    print(stats.compare(runs, chart, width))
+    return 0
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from benchmark.correlation import correlation
+from benchmark.hashing import records_of
 
 COUNTERS = (
     "no_edits",
@@ -36,7 +37,7 @@ def summarize(results: Sequence[dict], selected: int, tries: int) -> dict:
     for n in range(1, tries + 1):
         passed = sum(1 for r in results if any(r["tests_outcomes"][:n]))
         summary[f"pass_rate_{n}"] = _percent(passed, selected)
-    replied = [r for r in results if r.get("hashes")]
+    replied = [r for r in results if any(c["reply"] for c in records_of(r))]
     well_formed = sum(1 for r in replied if _well_formed(r))
     summary["percent_well_formed"] = _percent(well_formed, len(replied))
     summary["percent_malformed"] = _percent(len(replied) - well_formed, len(replied))

@@ -99,7 +99,8 @@ class ExerciseResult:
     syntax_errors: int = 0
     indentation_errors: int = 0
     test_timeouts: int = 0
-    hashes: list[dict[str, str]] = field(default_factory=list)
+    requests: list[dict] = field(default_factory=list)
+    """Every call to the model, as benchmark.hashing records it (kind, temperature, hashes)."""
     selections: list[dict] = field(default_factory=list)
     """Per try with candidates: the rule that chose, the distinct candidates' labels and votes,
     whether each passes the exercise's tests, the choice, and whether it was the best
@@ -155,6 +156,7 @@ def run_exercise(
     stubs = {p: (workdir / p).read_text() for p in exercise.solution_files}
     try:
         for attempt in range(1, settings.tries + 1 if settings.attempts else 1):
+            model.attempt = attempt
             session.turn(message)
             _judge_candidates(result, session, exercise, settings, attempt)
             # A fresh copy of the pristine exercise with only the solution files: nothing else
@@ -267,5 +269,5 @@ def _fill(result: ExerciseResult, session: Session, model: RecordingModel, secon
     result.apply_failures = session.counts["apply_failures"]
     result.reflections = session.counts["reflections"]
     result.lazy_comments = session.counts["lazy"]
-    result.hashes = list(model.pairs)
+    result.requests = list(model.records)
     result.chat = transcript(session.history)

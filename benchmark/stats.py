@@ -1,84 +1,256 @@
-"""Comparing finished runs: their figures side by side, requests that got different replies,
-and a chart of pass rates per model and format with error bars from repeats."""
+"""`benchmark --stats RUN...`: finished runs side by side in a table that fits the terminal,
+the spread of repeats, round-trip correctness against pass rates, where the provider was
+nondeterministic, and the charts."""
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import statistics
+import textwrap
 from collections import defaultdict
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
+from benchmark import charts, determinism
 from benchmark.correlation import correlation, described
 
+CHART_SUFFIXES = (".png", ".svg")
 
-def compare(runs: list[Path], chart: Path | None = None) -> str:
-    """A text report on the runs; the chart is written as PNG and SVG next to the first run."""
-    summaries = [(run, json.loads((run / "summary.json").read_text())) for run in runs]
-    lines = [_row("run", "model", "format", "pass 1", "pass last", "malformed", "errors", "done")]
-    groups: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for run, s in summaries:
-        tries = [int(k[10:]) for k in s if k.startswith("pass_rate_") and k[10:].isdigit()]
-        # A run of --rtc-reference alone asked for no edits: it has no pass rates.
-        final = s[f"pass_rate_{max(tries)}"] if tries else None
-        if final is not None:
-            groups[(s["model"], _variant(s))].append(final)
-        done = f"{s['completed']}/{s['selected']}"
-        malformed = s.get("percent_malformed", 100 - s["percent_well_formed"])
-        errors = s.get("errors", s.get("errored", 0))
-        lines.append(
-            _row(
-                run.name,
-                s["model"],
-                _variant(s),
-                s.get("pass_rate_1", "-"),
-                "-" if final is None else final,
-                malformed,
-                errors,
-                done,
-            )
+
+@dataclass
+class Run:
+    """A finished run: its folder and summary; its exercise results read when first needed."""
+
+    path: Path
+    summary: dict
+
+    @cached_property
+    def results(self) -> list[dict]:
+        """The exercise results in the run's folder."""
+        files = sorted((self.path / "results").glob("*.json"))
+        return [json.loads(f.read_text()) for f in files]
+
+    @property
+    def tries(self) -> int:
+        """The number of tries the pass rates go up to (0 for a run that asked for no edits)."""
+        s = self.summary
+        return max(
+            (int(k[10:]) for k in s if k.startswith("pass_rate_") and k[10:].isdigit()), default=0
         )
-    lines += ["", "pass rate after the last try, mean ± stdev over repeats:"]
-    for (model, fmt), rates in sorted(groups.items()):
-        spread = statistics.stdev(rates) if len(rates) > 1 else 0.0
-        lines.append(
-            f"  {model} / {fmt}: {statistics.mean(rates):.1f} ± {spread:.1f} (n={len(rates)})"
-        )
-    target = chart or runs[0].parent / "stats"
-    lines += _round_trips(summaries, target)
-    lines += ["", _nondeterminism(runs)]
-    if groups:
-        written = draw(groups, target)
-        lines.append(f"chart: {', '.join(str(p) for p in written)}")
-    return "\n".join(lines)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """Model and format: runs with the same key are repeats of each other."""
+        return self.summary["model"], variant(self.summary)
+
+    @property
+    def date(self) -> str:
+        """The day the run was made."""
+        found = re.match(r"\d{4}-\d{2}-\d{2}", self.path.name)
+        return self.summary.get("date") or (found.group() if found else "undated")
 
 
-def _variant(summary: dict) -> str:
+def compare(paths: list[Path], chart: Path | None = None, width: int = 80) -> str:
+    """The report on the runs, as text no wider than width. The charts go to chart (PNG or SVG
+    by its suffix), or to stats.png and stats.svg beside the first run."""
+    runs = [Run(p, json.loads((p / "summary.json").read_text())) for p in paths]
+    from rich.console import Console
+
+    console = Console(
+        file=io.StringIO(), width=width, color_system=None, markup=False, highlight=False
+    )
+    console.print(_table(runs))
+    groups: dict[tuple[str, str], list[Run]] = defaultdict(list)
+    for run in runs:
+        groups[run.key].append(run)
+    lines = _repeats(groups)
+    base = chart or paths[0].parent / "stats"
+    lines += _round_trips(runs, base)
+    lines += _nondeterminism(groups)
+    lines += _charts(groups, base)
+    table = [line.rstrip() for line in console.file.getvalue().splitlines()]
+    return "\n".join(table + [part for line in lines for part in _wrapped(line, width)])
+
+
+def variant(summary: dict) -> str:
     """The edit format, and the number of candidates when there were several."""
     n = summary.get("candidates", 1)
     return summary["edit_format"] + (f" x{n}" if n > 1 else "")
 
 
-def _round_trips(summaries: list[tuple[Path, dict]], target: Path) -> list[str]:
+def _table(runs: list[Run]):
+    """One row per run, numbered; the run folders' full names in a legend under it, and the
+    full names of models too long for the table."""
+    from rich import box
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    tries = {run.tries for run in runs if run.tries}
+    last = f"try {tries.pop()}" if len(tries) == 1 else "last try"
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    table.add_column("#", justify="right")
+    table.add_column("model", overflow="fold")
+    table.add_column("format", overflow="fold")
+    for name in ("try 1", last, "malformed", "errors", "done"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for n, run in enumerate(runs, 1):
+        s = run.summary
+        final = s[f"pass_rate_{run.tries}"] if run.tries else None
+        malformed = s.get("percent_malformed", 100 - s["percent_well_formed"])
+        table.add_row(
+            str(n),
+            Text(short_model(s["model"])),
+            Text(variant(s)),
+            _figure(s.get("pass_rate_1")),
+            _figure(final) + (f" ({run.tries})" if last == "last try" and run.tries else ""),
+            _figure(malformed),
+            str(s.get("errors", s.get("errored", 0))),
+            f"{s['completed']}/{s['selected']}",
+        )
+    legend = [Text("runs:")]
+    legend += [Text(f"{n:>3}  {run.path.name}", overflow="fold") for n, run in enumerate(runs, 1)]
+    models = sorted({run.summary["model"] for run in runs})
+    shortened = [(short_model(m), m) for m in models if short_model(m) != m]
+    if shortened:
+        legend.append(Text("models:"))
+        legend += [Text(f"  {short}  {full}", overflow="fold") for short, full in shortened]
+    return Group(table, *legend)
+
+
+MODEL_WIDTH = 18
+"""The longest model name the table shows whole; longer ones are shortened, the full name in
+the legend."""
+
+
+def short_model(name: str) -> str:
+    """The model name as the table shows it: without its provider path when that is too long,
+    then with its middle left out."""
+    if len(name) <= MODEL_WIDTH:
+        return name
+    name = name.rsplit("/", 1)[-1]
+    if len(name) <= MODEL_WIDTH:
+        return name
+    half = (MODEL_WIDTH - 1) // 2
+    return f"{name[:half]}…{name[-(MODEL_WIDTH - 1 - half):]}"
+
+
+def _figure(value) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def _repeats(groups: dict[tuple[str, str], list[Run]]) -> list[str]:
+    lines = ["", "pass rate after the last try, over repeats: mean ± stdev (min-max, n):"]
+    for (model, fmt), runs in sorted(groups.items()):
+        rates = [r.summary[f"pass_rate_{r.tries}"] for r in runs if r.tries]
+        if not rates:
+            continue
+        spread = statistics.stdev(rates) if len(rates) > 1 else 0.0
+        lines.append(
+            f"  {short_model(model)} / {fmt}: {statistics.mean(rates):.1f} ± {spread:.1f}"
+            f" ({min(rates):.1f}-{max(rates):.1f}, n={len(rates)})"
+        )
+    return lines
+
+
+def _nondeterminism(groups: dict[tuple[str, str], list[Run]]) -> list[str]:
+    """Per model and format: repeated temperature-0 requests, those with differing replies,
+    and the exercises that flipped between repeats."""
+    lines = ["", "nondeterminism (temperature-0 edit, retry and reflection requests):"]
+    for (model, fmt), runs in sorted(groups.items()):
+        found = determinism.repeats([r.results for r in runs])
+        lines.append(
+            f"  {short_model(model)} / {fmt}, {found.runs} run(s): {found.repeated} requests sent more than"
+            f" once ({found.sends} sends), {found.varied} with different replies"
+            + (f" (in {', '.join(found.varied_in)})" if found.varied_in else "")
+        )
+        if found.unknown:
+            lines.append(f"    {found.unknown} calls from older runs without kind: not counted")
+        if found.runs > 1:
+            flipped = [f"{name} ({k} of {n})" for name, (k, n) in found.flips.items()]
+            lines.append(
+                "    flips (passed in some repeats only): " + (", ".join(flipped) or "none")
+            )
+    return lines
+
+
+def _charts(groups: dict[tuple[str, str], list[Run]], base: Path) -> list[str]:
+    """The pass-rate chart, and the spread of repeats where a model and format has repeats."""
+    bars = [
+        charts.Bar(
+            model,
+            fmt,
+            tuple(r.summary.get("pass_rate_1", 0.0) for r in runs if r.tries),
+            tuple(r.summary[f"pass_rate_{r.tries}"] for r in runs if r.tries),
+            max(r.tries for r in runs),
+            max(r.summary["selected"] for r in runs),
+        )
+        for (model, fmt), runs in sorted(groups.items())
+        if any(r.tries for r in runs)
+    ]
+    if not bars:
+        return []
+    runs = [r for group in groups.values() for r in group if r.tries]
+    models = ", ".join(sorted({b.model for b in bars}))
+    dates = sorted({r.date for r in runs})
+    when = dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
+    title = f"Pass rates by model and edit format\n{_shorten(models, 90)} ({when})"
+    written = charts.pass_rates(bars, title, _targets(base))
+    repeated = {f"{m} / {f}": rs for (m, f), rs in sorted(groups.items()) if len(rs) > 1}
+    if repeated:
+        passes = {
+            name: determinism.passes_per_exercise([r.results for r in rs])
+            for name, rs in repeated.items()
+        }
+        counts = {name: len(rs) for name, rs in repeated.items()}
+        written += charts.spread(passes, counts, _targets(base, "-spread"))
+    return [f"chart: {path}" for path in written]
+
+
+def _targets(base: Path, tail: str = "") -> list[Path]:
+    """The files a chart goes to: base's own format, or PNG and SVG when base has no suffix."""
+    if base.suffix in CHART_SUFFIXES:
+        return [base.with_name(base.stem + tail + base.suffix)]
+    return [base.with_name(base.name + tail + suffix) for suffix in CHART_SUFFIXES]
+
+
+def _wrapped(line: str, width: int) -> list[str]:
+    """The line in pieces no wider than width, the later ones indented under the first."""
+    indent = " " * (len(line) - len(line.lstrip()) + 4)
+    return textwrap.wrap(line, width, subsequent_indent=indent, break_on_hyphens=False) or [""]
+
+
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+WHAT = {"rtc_reference": "reference solutions", "rtc": "final edits"}
+
+
+def _round_trips(runs: list[Run], base: Path) -> list[str]:
     """Per run: RTC pass rate, mean score and lift, and how RTC relates to passing after try 1
     across its exercises; across runs (models), for the reference solutions and the final
     edits apart: the correlation of mean RTC with pass@1 and its scatter plot, the RTC
     paper's central figure."""
     lines = []
     points: dict[str, list[tuple[str, float, float]]] = {"rtc_reference": [], "rtc": []}
-    for run, s in summaries:
+    for run in runs:
+        s = run.summary
         for key in points:
             if f"{key}_mean_score" not in s:
                 continue
-            what = WHAT[key]
             lines.append(
-                f"  {run.name} ({what}): RTC pass {s[f'{key}_pass_rate']}%,"
+                f"  {run.path.name} ({WHAT[key]}): RTC pass {s[f'{key}_pass_rate']}%,"
                 f" mean RTC {s[f'{key}_mean_score']}, mean lift {s[f'{key}_mean_lift']},"
                 f" re-makes passing the tests {s[f'{key}_remakes_passing']}"
             )
             if f"{key}_vs_pass_1" in s:
                 lines.append(f"    RTC vs pass after try 1: {described(s[f'{key}_vs_pass_1'])}")
             if s.get("pass_rate_1") is not None and s[f"{key}_mean_score"] is not None:
-                points[key].append((run.name, s[f"{key}_mean_score"], s["pass_rate_1"]))
+                points[key].append((run.path.name, s[f"{key}_mean_score"], s["pass_rate_1"]))
     if not lines:
         return []
     lines = [
@@ -91,79 +263,7 @@ def _round_trips(summaries: list[tuple[Path, dict]], target: Path) -> list[str]:
             continue
         across = correlation([p[1] for p in found], [p[2] for p in found])
         lines.append(f"  across runs, mean RTC of the {WHAT[key]} vs pass@1: {described(across)}")
-        name = target.name + ("-rtc-reference" if key == "rtc_reference" else "-rtc")
-        written = scatter(found, target.with_name(name), WHAT[key])
+        tail = "-rtc-reference" if key == "rtc_reference" else "-rtc"
+        written = charts.scatter(found, WHAT[key], _targets(base, tail))
         lines.append(f"  scatter: {', '.join(str(p) for p in written)}")
     return lines
-
-
-WHAT = {"rtc_reference": "reference solutions", "rtc": "final edits"}
-
-
-def scatter(points: list[tuple[str, float, float]], target: Path, what: str) -> list[Path]:
-    """Mean RTC against pass@1, one labelled point per run, as target.png and target.svg."""
-    plt = _pyplot()
-    figure, axes = plt.subplots(figsize=(5, 4))
-    for name, rtc, passed in points:
-        axes.scatter([rtc], [passed], color="#4c72b0")
-        axes.annotate(name, (rtc, passed), fontsize=7, xytext=(3, 3), textcoords="offset points")
-    axes.set_xlabel(f"mean RTC of the {what} (fraction of samples re-made)")
-    axes.set_ylabel("pass after try 1 (%)")
-    axes.set_xlim(-0.05, 1.05)
-    axes.set_ylim(-5, 105)
-    return _save(figure, target)
-
-
-def _row(*cells) -> str:
-    widths = (34, 24, 12, 8, 10, 10, 8, 8)
-    return "".join(f"{str(c):<{w}}" for c, w in zip(cells, widths, strict=True)).rstrip()
-
-
-def _nondeterminism(runs: list[Path]) -> str:
-    """How many identical requests received different replies, across all the runs."""
-    replies: dict[str, set[str]] = defaultdict(set)
-    where: dict[str, str] = {}
-    for run in runs:
-        for path in sorted((run / "results").glob("*.json")):
-            for pair in json.loads(path.read_text()).get("hashes", []):
-                replies[pair["request"]].add(pair["reply"])
-                where.setdefault(pair["request"], path.stem)
-    varied = [h for h, r in replies.items() if len(r) > 1]
-    text = f"identical requests: {len(replies)}; with different replies: {len(varied)}"
-    if varied:
-        text += " (" + ", ".join(sorted({where[h] for h in varied})[:10]) + ")"
-    return text
-
-
-def draw(groups: dict[tuple[str, str], list[float]], target: Path) -> list[Path]:
-    """A bar chart of mean pass rates with stdev error bars, as target.png and target.svg."""
-    plt = _pyplot()
-    labels = [f"{model}\n{fmt}" for model, fmt in sorted(groups)]
-    rates = [groups[key] for key in sorted(groups)]
-    means = [statistics.mean(r) for r in rates]
-    errors = [statistics.stdev(r) if len(r) > 1 else 0.0 for r in rates]
-    figure, axes = plt.subplots(figsize=(max(4, 1.4 * len(labels)), 4))
-    axes.bar(labels, means, yerr=errors, capsize=4, color="#4c72b0")
-    axes.set_ylabel("pass rate after the last try (%)")
-    axes.set_ylim(0, 100)
-    return _save(figure, target)
-
-
-def _pyplot():
-    """matplotlib's pyplot, drawing to files only (imported when a chart is drawn)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(figure, target: Path) -> list[Path]:
-    """The figure written as target.png and target.svg (text kept as text), then closed."""
-    figure.tight_layout()
-    written = [target.with_suffix(".png"), target.with_suffix(".svg")]
-    for path in written:
-        figure.savefig(path)
-    _pyplot().close(figure)
-    return written

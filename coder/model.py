@@ -110,6 +110,26 @@ class Request:
     seed: int | None = None
     max_tokens: int | None = None
     """The longest answer wanted; None leaves it to the model's settings."""
+    kind: str = "edit"
+    """What the call is for (one of KINDS): recorded by the benchmark, never sent."""
+
+
+KINDS = (
+    "edit",
+    "reflection",
+    "candidate",
+    "plan",
+    "refine",
+    "selector",
+    "rtc-describe",
+    "rtc-remake",
+    "ask",
+    "commit-message",
+)
+"""The kinds of call coder makes: an edit request, the problem of a reply sent back, a
+candidate, a candidate's plan, a failing candidate's refinement, the selector, a round trip's
+description and re-make, a question, a commit message. (The benchmark records the edit
+request of a try after the first as a retry.)"""
 
 
 class Model(Protocol):

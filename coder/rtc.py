@@ -250,14 +250,17 @@ def describe_requests(change: Change, settings: RtcSettings) -> list[Request]:
         Message("system", DESCRIBE.format(limit=settings.max_chars)),
         Message("user", "\n\n".join(parts)),
     )
-    return [Request(messages, settings.temperature, seed=n) for n in range(settings.samples)]
+    return [
+        Request(messages, settings.temperature, seed=n, kind="rtc-describe")
+        for n in range(settings.samples)
+    ]
 
 
 def remake_request(fmt: EditFormat, change: Change, description: str) -> Request:
     """The request that re-makes the change from a description, as the chat would send it."""
     files = change.context | change.before
     messages = prompt.build(fmt, files, {}, [], description)
-    return Request(messages, 0.0, (fmt.tool,) if fmt.tool else ())
+    return Request(messages, 0.0, (fmt.tool,) if fmt.tool else (), kind="rtc-remake")
 
 
 def clean(text: str, limit: int) -> str:

@@ -117,7 +117,7 @@ class Session:
             if attempt == 0 and self.config.candidates > 1:
                 completion = self._request_candidates(message)
             else:
-                completion = self._request(message)
+                completion = self._request(message, "edit" if attempt == 0 else "reflection")
             self._replies += 1
             calls = with_ids(completion.tool_calls, f"coder_call_{self._replies}")
             completion = replace(completion, tool_calls=calls)
@@ -205,9 +205,9 @@ class Session:
         )
         calls = self.fmt.tool and any(m.tool_calls for m in messages)
         request = (
-            Request(messages, tools=(self.fmt.tool,), tool_choice="none")
+            Request(messages, tools=(self.fmt.tool,), tool_choice="none", kind="ask")
             if calls
-            else (Request(messages))
+            else Request(messages, kind="ask")
         )
         completion = self._call(request)
         completion = replace(completion, tool_calls=())
@@ -220,10 +220,10 @@ class Session:
         window = getattr(self.model, "context_window", lambda: None)()
         return {"history_budget": 2 * window} if window else {}
 
-    def _request(self, message: str) -> Completion:
-        return self._call(self._build(message))
+    def _request(self, message: str, kind: str) -> Completion:
+        return self._call(self._build(message, kind))
 
-    def _build(self, message: str) -> Request:
+    def _build(self, message: str, kind: str = "edit") -> Request:
         files, read_only = self.contents()
         messages = prompt.build(
             self.fmt,
@@ -234,7 +234,7 @@ class Session:
             self.config.consistency_prompt,
             **self._budget(),
         )
-        return Request(messages, tools=(self.fmt.tool,) if self.fmt.tool else ())
+        return Request(messages, tools=(self.fmt.tool,) if self.fmt.tool else (), kind=kind)
 
     def _request_candidates(self, message: str) -> Completion:
         """Several candidates at once; the selector's choice is the reply the turn goes on with."""

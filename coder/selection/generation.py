@@ -59,7 +59,8 @@ def generate(
         if diverse and index > 0:
             variant, hint = ANGLES[(index - 1) % len(ANGLES)]
             asked = _added(request, hint)
-        asked = replace(asked, temperature=temperature, seed=None if index == 0 else index)
+        seed = None if index == 0 else index
+        asked = replace(asked, temperature=temperature, seed=seed, kind="candidate")
         planned.append((Candidate(index, temperature, None, variant=variant), asked))
     usage = Usage()
     exchanges: list[tuple[Message, ...]] = [()] * n
@@ -92,7 +93,7 @@ def _added(request: Request, hint: str) -> Request:
 def _plan_request(request: Request) -> Request:
     """The request asking for a plan only: no function may be called (the tool stays declared
     when the history holds calls, as some APIs require)."""
-    asked = _added(request, PLAN)
+    asked = replace(_added(request, PLAN), kind="plan")
     if asked.tools:
         return replace(asked, tool_choice="none")
     return asked

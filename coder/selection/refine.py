@@ -56,7 +56,12 @@ def request_for(request: Request, candidate: Candidate, cmd: str, number: int) -
             ),
         ),
     )
-    return replace(request, messages=request.messages + exchange, temperature=candidate.temperature)
+    return replace(
+        request,
+        messages=request.messages + exchange,
+        temperature=candidate.temperature,
+        kind="refine",
+    )
 
 
 def candidate_for(candidate: Candidate, index: int, asked: Request, original: Request) -> Candidate:

@@ -90,7 +90,7 @@ def select(model: Model, request_text: str, candidates: list[Candidate], total: 
     usage = Usage()
     problem = ""
     for attempt in range(2):
-        answer = model.complete(Request(tuple(messages), 0.0, (tool(labels),)))
+        answer = model.complete(Request(tuple(messages), 0.0, (tool(labels),), kind="selector"))
         usage += answer.usage
         try:
             label, reasoning, confidence = parse_answer(answer, labels)

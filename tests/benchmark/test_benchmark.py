@@ -51,7 +51,11 @@ def test_the_retry_message_shows_the_test_output(tmp_path: Path) -> None:
     assert "See the testing errors above. The tests are correct." in data["chat"]
     assert "Fix the code in two_fer.py to resolve the errors." in data["chat"]
     assert "NotImplementedError: a wrong first attempt" in data["chat"]
-    assert len(data["hashes"]) == 2
+    assert [(r["kind"], r["temperature"], r["try"]) for r in data["requests"]] == [
+        ("edit", 0.0, 1),
+        ("retry", 0.0, 2),
+    ]
+    assert all(r["model"] == "oracle-retry" and len(r["reply"]) == 64 for r in data["requests"])
 
 
 @needs_exercises
@@ -70,12 +74,11 @@ def test_rerunning_resumes(tmp_path: Path) -> None:
 def test_stats_compares_runs_and_draws_the_chart(tmp_path: Path) -> None:
     common = ["--exercises-dir", str(PRACTICE), "--runs-dir", str(tmp_path / "runs"), "--quiet"]
     assert cli.main([*common, "--num-tests", "2", "--repeat", "2"]) == 0
-    runs = sorted((tmp_path / "runs").iterdir())
+    runs = sorted(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
     from benchmark import stats
 
     text = stats.compare(runs)
-    assert "with different replies: 0" in text
-    assert "oracle / diff: 100.0 ± 0.0 (n=2)" in text
+    assert "oracle / diff: 100.0 ± 0.0 (100.0-100.0, n=2)" in text
     assert (tmp_path / "runs" / "stats.png").stat().st_size > 0
     assert (tmp_path / "runs" / "stats.svg").read_text().startswith("<?xml")
 
@@ -99,7 +102,8 @@ def test_stats_relate_rtc_to_passing_across_runs(tmp_path: Path) -> None:
     summary = json.loads((runs[0] / "summary.json").read_text()) | {"model": "m4"}
     summary["rtc_reference_mean_score"] = summary["rtc_reference_mean_lift"] = None
     (inconclusive / "summary.json").write_text(json.dumps(summary))
-    text = stats.compare([*runs, inconclusive], tmp_path / "chart")  # a None score is left out
+    # A None score is left out; a wide terminal keeps each figure on one line.
+    text = stats.compare([*runs, inconclusive], tmp_path / "chart", width=200)
     assert "run-0 (reference solutions): RTC pass 20.0%, mean RTC 0.2, mean lift 0.1" in text
     assert "RTC vs pass after try 1: undefined: one side is constant (n=5)" in text
     across = (
@@ -117,9 +121,17 @@ def test_hashes_are_canonical_and_show_different_replies() -> None:
     model = RecordingModel(ScriptedModel(["a", "b"]))
     model.complete(request)
     model.complete(request)
-    first, second = model.pairs
+    first, second = model.records
     assert first["request"] == second["request"] and first["reply"] != second["reply"]
     assert first["reply"] == reply_hash(Completion(text="a"))
+    assert first["kind"] == "edit" and first["temperature"] == 0.0 and first["model"] == "scripted"
+    failing = RecordingModel(ScriptedModel([ConnectionError("down")]))
+    failing.attempt = 2
+    with pytest.raises(ConnectionError):
+        failing.complete(request)
+    (record,) = failing.records
+    assert record["kind"] == "retry" and record["reply"] is None
+    assert record["error"] == "ConnectionError"
 
 
 def test_summary_denominators() -> None:
@@ -236,7 +248,8 @@ def test_rtc_of_the_reference_solutions_alone_sends_no_edit_request(tmp_path: Pa
         assert result["tests_outcomes"] == [] and result["rtc"] is None
         assert result["rtc_reference"]["tiers"] == ["exact", "exact"]
         # Only the round trip's requests: two descriptions, two re-makes and the blind one.
-        assert len(result["hashes"]) == 5
+        kinds = [r["kind"] for r in result["requests"]]
+        assert sorted(kinds) == ["rtc-describe"] * 2 + ["rtc-remake"] * 3
 
 
 def test_selection_and_round_trip_figures() -> None:

@@ -1,0 +1,132 @@
+"""`benchmark --ray [ADDRESS]`: every job a Ray task, on a local Ray runtime started here or on
+an existing cluster; one rate limiter actor shared by all the workers; results come back to
+this process, which saves them in the same run folders as a local run would.
+
+A task carries its exercise's files (a cluster's nodes need not share a disk) and makes its
+sandbox and model where it runs, from that node's environment: an API key is never sent
+through Ray. Ray is an optional extra (`pip install 'coder[ray]'`), imported only here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from benchmark import jobs
+from benchmark.jobs import Job, OnDone
+from benchmark.limiter import RateLimiter
+from benchmark.runner import RunSettings
+from coder.errors import UsageError
+from exercism import load
+
+LOCAL = "local"
+"""The --ray value that starts a Ray runtime on this machine (what `--ray` alone means)."""
+PACKAGES = ("benchmark", "coder", "editformats", "exercism", "sandbox")
+"""This project's packages, shipped to a cluster so that it runs the code of this checkout."""
+
+
+def run_on_ray(
+    work: Sequence[Job], args: argparse.Namespace, settings: RunSettings, on_done: OnDone
+) -> None:
+    """The jobs as Ray tasks; on_done gets each result in this process as it arrives. A task
+    that fails in Ray itself (a worker lost) is recorded as the job's error."""
+    ray = _ray()
+    started = _connect(ray, args.ray)
+    try:
+        limiter = None
+        if args.rpm:
+            actor = ray.remote(num_cpus=0)(RateLimiter).remote(args.rpm)
+            limiter = _RemoteLimiter(actor)
+        task = ray.remote(num_cpus=1, max_retries=0)(_attempt)
+        portable = replace(settings, tests=None)
+        pending = {task.remote(_packed(job), args, portable, limiter): job for job in work}
+        while pending:
+            (done,), _ = ray.wait(list(pending), num_returns=1)
+            job = pending.pop(done)
+            try:
+                result = ray.get(done)
+            except ray.exceptions.RayError as exc:
+                result = jobs.failed(job, f"Ray task failed: {type(exc).__name__}: {exc}")
+            on_done(job, result)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _ray():
+    try:
+        import ray
+    except ImportError:
+        raise UsageError("--ray needs Ray, an optional extra: pip install 'coder[ray]'") from None
+    return ray
+
+
+def _connect(ray, address: str) -> bool:
+    """Join the runtime this process already has, or start or join the one asked for; whether
+    this call started it (and must shut it down)."""
+    if ray.is_initialized():
+        return False
+    options: dict = {"log_to_driver": False}
+    if address == LOCAL:
+        options |= {"include_dashboard": False}
+    else:
+        import importlib
+
+        modules = [importlib.import_module(name) for name in PACKAGES]
+        options |= {"address": address, "runtime_env": {"py_modules": modules}}
+    try:
+        ray.init(**options)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise UsageError(f"--ray {address}: cannot start or reach Ray: {exc}") from None
+    return True
+
+
+class _RemoteLimiter:
+    """The limiter actor, seen from a task as a plain limiter."""
+
+    def __init__(self, actor):
+        self.actor = actor
+
+    def reserve(self) -> float:
+        """The seconds until this call's turn, as the shared actor hands them out."""
+        import ray
+
+        return ray.get(self.actor.reserve.remote())
+
+
+def _packed(job: Job) -> tuple[Job, dict[str, bytes]]:
+    """The job with every file of its exercise's folder, for a node that cannot read it."""
+    folder = job.exercise.folder
+    files = {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
+    return job, files
+
+
+def _attempt(
+    packed: tuple[Job, dict[str, bytes]],
+    args: argparse.Namespace,
+    settings: RunSettings,
+    limiter: _RemoteLimiter | None,
+) -> dict:
+    """A Ray task: unpack the exercise, make the sandbox here, attempt the job."""
+    job, files = packed
+    from sandbox import SandboxError
+
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch) / "exercise" / job.exercise.name
+        for name, data in files.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_bytes(data)
+        here = replace(job, exercise=load(folder))
+        try:
+            tests = jobs.test_setup(args)
+        except SandboxError as exc:
+            return jobs.failed(job, f"sandbox on the Ray worker: {exc}")
+        work = Path(scratch) / "work"
+        work.mkdir()
+        result = jobs.attempt(here, args, replace(settings, tests=tests), work, limiter)
+    return result

@@ -10,6 +10,7 @@ through Ray. Ray is an optional extra (`pip install 'coder[ray]'`), imported onl
 from __future__ import annotations
 
 import argparse
+import logging
 import tempfile
 from collections.abc import Sequence
 from dataclasses import replace
@@ -69,7 +70,7 @@ def _connect(ray, address: str) -> bool:
     this call started it (and must shut it down)."""
     if ray.is_initialized():
         return False
-    options: dict = {"log_to_driver": False}
+    options: dict = {"log_to_driver": False, "logging_level": logging.WARNING}
     if address == LOCAL:
         options |= {"include_dashboard": False}
     else:

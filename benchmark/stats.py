@@ -135,7 +135,7 @@ def short_model(name: str) -> str:
     if len(name) <= MODEL_WIDTH:
         return name
     half = (MODEL_WIDTH - 1) // 2
-    return f"{name[:half]}…{name[-(MODEL_WIDTH - 1 - half):]}"
+    return f"{name[:half]}…{name[-(MODEL_WIDTH - 1 - half) :]}"
 
 
 def _figure(value) -> str:
@@ -163,8 +163,9 @@ def _nondeterminism(groups: dict[tuple[str, str], list[Run]]) -> list[str]:
     for (model, fmt), runs in sorted(groups.items()):
         found = determinism.repeats([r.results for r in runs])
         lines.append(
-            f"  {short_model(model)} / {fmt}, {found.runs} run(s): {found.repeated} requests sent more than"
-            f" once ({found.sends} sends), {found.varied} with different replies"
+            f"  {short_model(model)} / {fmt}, {found.runs} run(s):"
+            f" {found.repeated} requests sent more than once ({found.sends} sends),"
+            f" {found.varied} with different replies"
             + (f" (in {', '.join(found.varied_in)})" if found.varied_in else "")
         )
         if found.unknown:

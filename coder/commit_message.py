@@ -23,7 +23,9 @@ def write_commit_message(model: Model, repo: Repo | None, changed: list[str]) ->
     diff = repo.diff(changed) if repo else ""
     try:
         messages = (Message("system", COMMIT_PROMPT), Message("user", diff[:MAX_DIFF]))
-        line = model.complete(Request(messages, max_tokens=COMMIT_TOKENS, kind="commit-message")).text
+        line = model.complete(
+            Request(messages, max_tokens=COMMIT_TOKENS, kind="commit-message")
+        ).text
     except CoderError:
         return fallback
     lines = line.strip().strip("`\"'").splitlines()

@@ -48,6 +48,13 @@ def build_parser():
     p.add_argument("--dry-run", action="store_const", const=True, help="write nothing")
     p.add_argument("--no-git", dest="git", action="store_const", const=False, help="no git")
     p.add_argument("--no-stream", dest="stream", action="store_const", const=False)
+    p.add_argument(
+        "--no-gitignore",
+        dest="gitignore",
+        action="store_const",
+        const=False,
+        help="never offer to add coder's files to .gitignore",
+    )
     p.add_argument("--no-pretty", dest="pretty", action="store_const", const=False)
     p.add_argument("--candidates", type=int, metavar="N", help="N candidates per request")
     p.add_argument(

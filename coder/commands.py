@@ -252,7 +252,7 @@ def _rtc(chat: Chat, args: str) -> None:
     chat.session.round_trip(with_request=args == "--request")
 
 
-@command("tokens", "Show how many tokens the next request will send, by part.")
+@command("tokens", "Tokens the next request will send, by part; the session's total and cost.")
 def _tokens(chat: Chat, args: str) -> None:
     count = getattr(chat.session.model, "count_tokens", None) or (lambda text: len(text) // 4)
     files, read_only = chat.session.contents()
@@ -269,6 +269,9 @@ def _tokens(chat: Chat, args: str) -> None:
         total += n
         chat.terminal.say(f"{n:>9,}  {label}")
     chat.terminal.say(f"{total:>9,}  in all")
+    from coder.session import spent
+
+    chat.terminal.say(spent(chat.session.usage))
 
 
 @command("clear", "Forget the conversation; the files stay.")

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from coder.errors import CoderError
-from coder.model import Message, Model, Request
+from coder.model import Message, Model, Request, Usage
 from coder.repo import Repo, listed
 
 COMMIT_TOKENS = 100
@@ -17,16 +17,15 @@ MAX_DIFF = 20_000
 """Characters of the diff the model sees."""
 
 
-def write_commit_message(model: Model, repo: Repo | None, changed: list[str]) -> str:
-    """The first line of the model's answer (at most 100 characters), or the fallback."""
+def write_commit_message(model: Model, repo: Repo | None, changed: list[str]) -> tuple[str, Usage]:
+    """The first line of the model's answer (at most 100 characters), or the fallback; and
+    what the request used."""
     fallback = "coder: edit " + listed(changed)
     diff = repo.diff(changed) if repo else ""
     try:
         messages = (Message("system", COMMIT_PROMPT), Message("user", diff[:MAX_DIFF]))
-        line = model.complete(
-            Request(messages, max_tokens=COMMIT_TOKENS, kind="commit-message")
-        ).text
+        answer = model.complete(Request(messages, max_tokens=COMMIT_TOKENS, kind="commit-message"))
     except CoderError:
-        return fallback
-    lines = line.strip().strip("`\"'").splitlines()
-    return lines[0][:100] if lines and lines[0].strip() else fallback
+        return fallback, Usage()
+    lines = answer.text.strip().strip("`\"'").splitlines()
+    return (lines[0][:100] if lines and lines[0].strip() else fallback), answer.usage

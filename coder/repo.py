@@ -260,7 +260,7 @@ class Repo:
         paths = list(dict.fromkeys(paths))
         if not paths:
             return {}
-        ignored = set(self._ignored(paths))
+        ignored = set(self.ignored(paths))
         found = {}
         for path in self.dirty(paths):
             found[path] = "changed"
@@ -317,7 +317,11 @@ class Repo:
                     (self.root / path).unlink()
         return files
 
-    def _ignored(self, paths: list[str]) -> list[str]:
+    def remember(self, name: str, value: str) -> None:
+        """Keep a setting of coder's in this repository's own git config (coder.NAME)."""
+        self._git("config", "--local", f"coder.{name}", value)
+
+    def ignored(self, paths: list[str]) -> list[str]:
         """Those of paths that git ignores."""
         found: list[str] = []
         for group in _chunks(paths):

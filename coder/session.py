@@ -349,6 +349,8 @@ class Session:
         self, before: dict[str, FileText], request: str, applied: bool = False
     ) -> TurnOutcome:
         changed = tuple(p for p in sorted(before) if self.ws.read(p).text != before[p].text)
+        if applied and not changed and not self.config.dry_run:
+            self.terminal.say("The edits applied but change nothing: every file is as it was.")
         if changed:
             self.last_edit = Change(
                 {p: before[p].text for p in changed if before[p].exists},
@@ -394,11 +396,25 @@ class Session:
         return pick(self, label)
 
     def _commit_message(self, changed: tuple[str, ...]) -> str:
-        return write_commit_message(self.weak_model or self.model, self.repo, list(changed))
+        message, used = write_commit_message(
+            self.weak_model or self.model, self.repo, list(changed)
+        )
+        self.usage += used
+        return message
 
 
 def _assistant(completion: Completion) -> Message:
     return Message("assistant", completion.text, completion.tool_calls)
+
+
+def spent(usage: Usage) -> str:
+    """The session's running total: tokens both ways, and the cost from litellm's local price
+    map (unknown for a model it has no price for)."""
+    cost = "cost unknown" if usage.cost is None else f"${usage.cost:.4f}"
+    return (
+        f"Session: {usage.prompt_tokens:,} tokens sent, {usage.completion_tokens:,} received,"
+        f" {cost}."
+    )
 
 
 def _usage_line(reply: Usage, session: Usage) -> str:

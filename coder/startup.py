@@ -13,7 +13,7 @@ from coder.errors import PathError, UsageError
 from coder.repo import NO_IDENTITY, Repo
 from coder.rtc import RtcSettings
 from coder.selection.candidates import MAX_CANDIDATES
-from coder.session import Session, SessionConfig
+from coder.session import Session, SessionConfig, spent
 from coder.terminal import Terminal
 from coder.workspace import Workspace
 
@@ -43,16 +43,28 @@ def run(args: argparse.Namespace, terminal: Terminal, environ: Mapping[str, str]
     terminal.say(_banner(session, config))
     if committing:
         _warn_about_git(repo, terminal)
+    if repo is not None and config.gitignore and (terminal.interactive or terminal.yes):
+        _offer_gitignore(repo, ws, terminal)
     if args.exit:
         return exits.OK
     message = _message(args)
     if message is not None:
-        return _one_request(session, message, terminal)
+        status = _one_request(session, message, terminal)
+        _say_spent(session, terminal)
+        return status
     from coder import repl
 
     chat = repl.Chat(session, terminal, config, lambda name: _model(config, name, terminal))
     repl.loop(chat)
+    _say_spent(chat.session, terminal)
     return exits.OK
+
+
+def _say_spent(session: Session, terminal: Terminal) -> None:
+    """The exit line: what the session used in all, when it sent anything."""
+    used = session.usage
+    if used.prompt_tokens or used.completion_tokens or used.cost:
+        terminal.say(spent(used))
 
 
 def _one_request(session: Session, message: str, terminal: Terminal) -> int:
@@ -71,6 +83,29 @@ def _one_request(session: Session, message: str, terminal: Terminal) -> int:
     if outcome.failed:
         return exits.PARTIAL if outcome.changed else exits.FAILED
     return exits.OK if outcome.applied else exits.FAILED
+
+
+OWN_FILES = (TRANSCRIPT, ".coder.input.history", ".coder.tags.cache")
+"""The files coder itself writes at the repository root (not its config, which a team may
+want to share)."""
+
+
+def _offer_gitignore(repo: Repo, ws: Workspace, terminal: Terminal) -> None:
+    """Ask once per repository whether coder's own files go into .gitignore; a no is kept in
+    the repository's git config (coder.gitignoreOffered) and not asked again."""
+    missing = [name for name in OWN_FILES if name not in repo.ignored(list(OWN_FILES))]
+    if not missing or repo.config(r"^coder\.gitignoreoffered$"):
+        return
+    if not terminal.confirm(f"Add {', '.join(missing)} to .gitignore?", default=True):
+        repo.remember("gitignoreOffered", "true")
+        return
+    current = ws.read(".gitignore")
+    text = current.text if current.exists else ""
+    if text and not text.endswith("\n"):
+        text += "\n"
+    text += "# coder's chat history and caches\n" + "".join(f"{name}\n" for name in missing)
+    ws.write_all({".gitignore": text}, {".gitignore": current})
+    terminal.say(f"Added {', '.join(missing)} to .gitignore (not committed).")
 
 
 def _warn_about_git(repo: Repo, terminal: Terminal) -> None:

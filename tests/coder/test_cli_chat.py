@@ -104,3 +104,56 @@ def test_exit_prints_the_banner(repo: Path) -> None:
 def test_the_guard_refuses_other_hosts() -> None:
     with pytest.raises(RuntimeError, match="tests must stay on 127.0.0.1"):
         socket.create_connection(("192.0.2.1", 443), timeout=1)
+
+
+def test_the_history_files_go_into_gitignore_when_accepted(repo: Path) -> None:
+    (repo / ".gitignore").write_text("*.pyc")  # no newline at its end
+    with FakeOpenAI([Text(EDIT), Text("Say goodbye instead of hello")]) as server:
+        done = coder(repo, server, "--yes", "-m", "say goodbye", "hello.py")
+    assert done.returncode == 0, done.stderr
+    assert (repo / ".gitignore").read_text() == (
+        "*.pyc\n# coder's chat history and caches\n"
+        ".coder.chat.history.md\n.coder.input.history\n.coder.tags.cache\n"
+    )
+    # The history files are now ignored; the .gitignore itself is left for the user to commit.
+    assert git(repo, "status", "--porcelain", "--untracked-files=all").split() == [
+        "??",
+        ".gitignore",
+    ]
+    with FakeOpenAI([]) as server:
+        again = coder(repo, server, "--yes", "--exit")
+    assert "gitignore" not in again.stdout  # asked once: now they are ignored
+
+
+def test_a_declined_gitignore_offer_is_not_made_again(repo: Path, monkeypatch) -> None:
+    import io
+
+    from coder import startup
+    from coder.repo import Repo
+    from coder.terminal import Terminal
+    from coder.workspace import Workspace
+
+    answers = iter(["n"])
+    monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
+    out = io.StringIO()
+    terminal = Terminal(out=out, err=out, interactive=True)
+    found = Repo.find(repo)
+    startup._offer_gitignore(found, Workspace(repo), terminal)
+    startup._offer_gitignore(found, Workspace(repo), terminal)  # input() would fail now
+    assert not (repo / ".gitignore").exists()
+    assert git(repo, "config", "--local", "coder.gitignoreOffered").strip() == "true"
+
+
+def test_the_exit_line_totals_tokens_and_cost_from_the_local_price_map(repo: Path) -> None:
+    with FakeOpenAI([Text(EDIT), Text("Say goodbye instead of hello")]) as server:
+        command = [sys.executable, "-m", "coder.cli", "--model", "openai/gpt-4o"]
+        command += ["--api-base", server.base_url, "--timeout", "5", "-m", "bye", "hello.py"]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CODER_")}
+        env |= {"OPENAI_API_KEY": "sk-test", "HOME": str(repo), "NO_COLOR": "1"}
+        done = subprocess.run(
+            command, cwd=repo, env=env, capture_output=True, text=True, timeout=120
+        )
+    assert done.returncode == 0, done.stderr
+    last = done.stdout.strip().splitlines()[-1]
+    # Both requests (the edit and the commit message), priced as gpt-4o: never "unknown".
+    assert last.startswith("Session: ") and "cost unknown" not in last and "$0.0" in last

@@ -110,3 +110,24 @@ def test_test_in_a_sandbox_runs_on_a_copy_without_secrets(
     assert "key=none" in out and "sk-canary" not in out and 'return "hello"' in out
     assert "(exit status 3, in a sandboxed copy of the files)" in out
     assert not (tmp_path / "planted.txt").exists()
+
+
+def test_tokens_shows_the_sessions_running_total_and_cost(tmp_path: Path) -> None:
+    from coder.model import Completion, Usage
+
+    make_repo(tmp_path)
+    out = io.StringIO()
+    terminal = Terminal(out=out, err=out)
+    session = Session(
+        model=ScriptedModel([Completion(REPLY, usage=Usage(1000, 200, 0.0125))]),
+        fmt=get_format("diff"),
+        ws=Workspace(tmp_path),
+        repo=Repo.find(tmp_path),
+        terminal=terminal,
+        weak_model=ScriptedModel([Completion("Say hi", usage=Usage(300, 5, 0.0005))]),
+        files=["hello.py"],
+    )
+    chat = repl.Chat(session, terminal, Config(), lambda name: ScriptedModel([], name=name))
+    out = drive(chat, "say hi\n/tokens\n/exit\n")
+    # The commit message the weak model wrote counts too.
+    assert "Session: 1,300 tokens sent, 205 received, $0.0130." in out

@@ -201,3 +201,12 @@ def test_one_request_exit_statuses(root: Path) -> None:
     assert _one_request(chat, "partly", chat.terminal) == exits.PARTIAL
     chat = session(root, ["No edits here."])
     assert _one_request(chat, "nothing", chat.terminal) == exits.FAILED
+
+
+def test_an_edit_that_changes_nothing_says_so(root: Path) -> None:
+    same = block('    return "hello"\n', '    return "hello"\n')
+    chat = session(root, [same])
+    outcome = chat.turn("keep it")
+    assert outcome.applied and outcome.changed == () and not outcome.commits
+    assert "change nothing: every file is as it was" in chat.terminal.out.getvalue()
+    assert (root / "hello.py").read_text() == HELLO

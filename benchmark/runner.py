@@ -147,6 +147,9 @@ def run_exercise(
             plan=settings.plan,
             diverse=settings.diverse,
             consistency_prompt=settings.consistency_prompt,
+            # The benchmark's own tests judge each try; a syntax check in between would add
+            # requests that the 2023 study's figures do not have.
+            check_syntax=False,
         ),
         files=list(exercise.solution_files),
     )

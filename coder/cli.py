@@ -34,7 +34,25 @@ def build_parser():
     p.add_argument("--edit-format", help="how the model writes edits (default: diff)")
     p.add_argument("--max-reflections", type=int, help="retries of failed edits (default: 3)")
     p.add_argument("--read", action="append", metavar="FILE", help="add FILE read-only")
-    p.add_argument("--test-cmd", help="the command /test runs")
+    p.add_argument("--test-cmd", help="the command /test (and --auto-test) runs")
+    p.add_argument(
+        "--auto-test",
+        action="store_const",
+        const=True,
+        help="run the tests after each edit; failures go back to the model",
+    )
+    p.add_argument(
+        "--lint-cmd",
+        metavar="CMD",
+        help="run CMD with the changed files after each edit; failures go back to the model",
+    )
+    p.add_argument(
+        "--no-check-syntax",
+        dest="check_syntax",
+        action="store_const",
+        const=False,
+        help="do not parse the changed files for syntax errors after each edit",
+    )
     p.add_argument(
         "--sandbox",
         choices=KINDS,

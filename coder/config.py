@@ -42,7 +42,13 @@ class Config:
     pretty: bool = True
     """Colors and markdown, when the output is a terminal."""
     test_cmd: str | None = None
-    """The command /test runs."""
+    """The command /test runs (and --auto-test after each edit)."""
+    auto_test: bool = False
+    """Run the test command after each applied edit and send failures back to the model."""
+    lint_cmd: str | None = None
+    """Run after each applied edit with the changed files appended; failures go back."""
+    check_syntax: bool = True
+    """Parse the changed files after each edit and send the syntax errors it brought in back."""
     read: tuple[str, ...] = ()
     """Files added read-only at start."""
     timeout: float = 600.0

@@ -14,6 +14,9 @@ NOT_COMMITTED = 3
 on disk and uncommitted (the user's earlier version is in the previous commit)."""
 PARTIAL = 4
 """Some edits still failed after the last reflection, and those that applied were kept."""
+CHECKS_FAILED = 5
+"""The edits applied and are committed, but a check after them (syntax, --lint-cmd,
+--auto-test) still failed after the last attempt to fix it."""
 INTERRUPTED = 130
 """Ctrl-C: nothing of the interrupted reply was applied (the edits already written in the turn
 are committed first)."""

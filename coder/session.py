@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from coder import editing, prompt, rtc, selection
+from coder import checks, editing, prompt, rtc, selection
 from coder.commit_message import write_commit_message
 from coder.errors import CoderError, GitError, NotCommitted, WriteError
 from coder.model import Completion, Message, Model, Request, Usage, answered, with_ids
@@ -67,21 +67,59 @@ class Session:
 
     def turn(self, text: str) -> TurnOutcome:
         """Answer one request: ask the model, apply its edits, reflect on failures, commit;
-        with --rtc, then check the edit's round trip. Interrupted after some edits were
-        written, it commits them before it stops, so that nothing is left half done."""
+        then check the changed files (syntax, lint command, tests) and send what fails back;
+        with --rtc, then check the edit's round trip."""
+        originals: dict[str, str | None] = {}
+
+        def one(message: str) -> TurnOutcome:
+            outcome = self._one_turn(message)
+            for path, was in self._before.items():
+                originals.setdefault(path, was.text if was.exists else None)
+            return outcome
+
+        outcome = one(text)
+        if not self.config.dry_run:
+            check = lambda changed: self._check(changed, originals)  # noqa: E731
+            limit = self.config.max_reflections
+            outcome = checks.reflect(outcome, check, one, limit, self.terminal)
+        if self.config.rtc and outcome.changed and not self.config.dry_run:
+            self.round_trip()
+        return outcome
+
+    def _one_turn(self, text: str) -> TurnOutcome:
+        """One request and its reflections. Interrupted after some edits were written, it
+        commits them before it stops, so that nothing is left half done."""
         self._before = {}
         self._written = {}
         try:
-            outcome = self._turn(text)
+            return self._turn(text)
         except KeyboardInterrupt:
             if self._before and not self.config.dry_run:
                 done = self._finish(self._before, text)
                 where = f" as {done.commits[0][:7]}" if done.commits else ""
                 self.terminal.error(f"Interrupted: the edits already written are kept{where}.")
             raise
-        if self.config.rtc and outcome.changed and not self.config.dry_run:
-            self.round_trip()
-        return outcome
+
+    def _check(
+        self, changed: tuple[str, ...], originals: dict[str, str | None]
+    ) -> checks.Problem | None:
+        """The first check the changed files fail: syntax, the lint command, the tests."""
+        config = self.config
+        if config.check_syntax:
+            texts = {p: f.text for p in changed if (f := self.ws.read(p)).exists}
+            if problem := checks.syntax(texts, originals):
+                return problem
+        if config.lint_cmd:
+            problem = checks.command("lint command", config.lint_cmd, self.ws.root, changed)
+            if problem:
+                return problem
+        if not (config.auto_test and config.test_cmd):
+            return None
+        self.terminal.say(f"Running the tests: {config.test_cmd}")
+        if config.sandbox is None:
+            return checks.command("tests", config.test_cmd, self.ws.root)
+        run = testing.run_in_copy(self.ws.root, self._tests(), {})
+        return checks.failed("tests", config.test_cmd, run.status, run.output)
 
     def round_trip(self, with_request: bool = False) -> RtcReport:
         """The round-trip check of the last edit, shown and returned."""

@@ -82,6 +82,8 @@ def _one_request(session: Session, message: str, terminal: Terminal) -> int:
         return exits.NOT_COMMITTED
     if outcome.failed:
         return exits.PARTIAL if outcome.changed else exits.FAILED
+    if outcome.unresolved:
+        return exits.CHECKS_FAILED
     return exits.OK if outcome.applied else exits.FAILED
 
 
@@ -134,6 +136,8 @@ def _session(config, ws: Workspace, repo: Repo | None, terminal: Terminal, files
     if not 1 <= config.candidates <= MAX_CANDIDATES:
         wrong = config.candidates
         raise UsageError(f"--candidates must be from 1 to {MAX_CANDIDATES}, not {wrong}")
+    if config.auto_test and not config.test_cmd:
+        raise UsageError("--auto-test needs a test command: pass --test-cmd too")
     if config.refine < 0:
         raise UsageError(f"--refine must be 0 or more, not {config.refine}")
     if config.rtc_samples < 1 or not 0 < config.rtc_threshold <= 1:
@@ -153,6 +157,9 @@ def _session(config, ws: Workspace, repo: Repo | None, terminal: Terminal, files
             stream=config.stream,
             candidates=config.candidates,
             test_cmd=config.test_cmd,
+            auto_test=config.auto_test,
+            lint_cmd=config.lint_cmd,
+            check_syntax=config.check_syntax,
             candidate_tests=config.candidate_tests,
             refine=config.refine,
             plan=config.plan,

@@ -39,6 +39,13 @@ class SessionConfig:
     rtc: bool = False
     """Run the round-trip check after every turn that changed files."""
     rtc_settings: RtcSettings = field(default_factory=RtcSettings)
+    check_syntax: bool = True
+    """After each applied edit, parse the changed files (tree-sitter) and send syntax errors
+    the edit brought in back to the model."""
+    lint_cmd: str | None = None
+    """After each applied edit, run this with the changed files appended; failures go back."""
+    auto_test: bool = False
+    """After each applied edit, run the test command; failures go back to the model."""
 
 
 @dataclass(frozen=True)
@@ -54,3 +61,6 @@ class TurnOutcome:
     """The reply's edits all applied, or were already in the files."""
     not_committed: tuple[str, ...] = ()
     """Files written with the edit that git failed to commit."""
+    unresolved: str = ""
+    """A check after the edit (syntax, lint command, tests) that still failed after the last
+    attempt to fix it."""

@@ -157,3 +157,20 @@ def test_the_exit_line_totals_tokens_and_cost_from_the_local_price_map(repo: Pat
     last = done.stdout.strip().splitlines()[-1]
     # Both requests (the edit and the commit message), priced as gpt-4o: never "unknown".
     assert last.startswith("Session: ") and "cost unknown" not in last and "$0.0" in last
+
+
+def test_a_check_still_failing_at_the_end_exits_5_with_the_edit_committed(repo: Path) -> None:
+    with FakeOpenAI([Text(EDIT), Text("Say goodbye instead of hello")]) as server:
+        done = coder(
+            repo, server, "--lint-cmd", "false", "--max-reflections", "0", "-m", "bye", "hello.py"
+        )
+    assert done.returncode == 5, done.stderr
+    assert "Still failing after 0 attempts: The lint command failed" in done.stderr + done.stdout
+    assert git(repo, "log", "--format=%s", "-1").strip() == "Say goodbye instead of hello"
+
+
+def test_auto_test_without_a_test_command_is_a_usage_error(repo: Path) -> None:
+    with FakeOpenAI([]) as server:
+        done = coder(repo, server, "--auto-test", "-m", "bye", "hello.py")
+    assert done.returncode == 2 and "--auto-test needs a test command" in done.stderr
+    assert not server.requests

@@ -27,7 +27,14 @@ def root(tmp_path: Path) -> Path:
     return make_repo(tmp_path)
 
 
-def session(root: Path, script, fmt: str = "diff", yes: bool = False, **config) -> Session:
+def session(
+    root: Path,
+    script,
+    fmt: str = "diff",
+    yes: bool = False,
+    weak_model_replies: int = 1,
+    **config,
+) -> Session:
     out = io.StringIO()
     return Session(
         model=ScriptedModel(script),
@@ -36,7 +43,7 @@ def session(root: Path, script, fmt: str = "diff", yes: bool = False, **config) 
         repo=Repo.find(root),
         terminal=Terminal(out=out, err=out, yes=yes),
         config=SessionConfig(**config),
-        weak_model=ScriptedModel(["Say goodbye instead of hello"]),
+        weak_model=ScriptedModel(["Say goodbye instead of hello"] * weak_model_replies),
         files=["hello.py"],
     )
 

@@ -1,0 +1,154 @@
+"""What runs after an edit is applied: a syntax check of the changed files (tree-sitter, no
+command needed), the lint command, then the tests when --auto-test is on. The first that fails
+is shown to the user and sent to the model as its next request."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from coder.languages import parser_for
+from coder.terminal import Terminal
+from coder.turns import TurnOutcome
+
+MAX_OUTPUT = 8_000
+"""Characters of a command's output the model sees (the end, where the failures are)."""
+MAX_ERRORS = 5
+"""Syntax errors quoted per file."""
+TIMEOUT = 600.0
+"""Seconds a lint or test command may run."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A check that failed: a line for the user and the request that asks the model to fix it."""
+
+    headline: str
+    request: str
+
+
+def reflect(
+    outcome: TurnOutcome,
+    check: Callable[[tuple[str, ...]], Problem | None],
+    turn: Callable[[str], TurnOutcome],
+    limit: int,
+    terminal: Terminal,
+) -> TurnOutcome:
+    """After a request whose edit applied: check the files it changed; while a check fails,
+    send the problem to the model as the next request, at most limit times. The outcome of the
+    whole request, with `unresolved` set when a check still fails at the end."""
+    for attempt in range(limit + 1):
+        if not outcome.changed or outcome.failed or outcome.interrupted:
+            return outcome
+        problem = check(outcome.changed)
+        if problem is None:
+            return outcome
+        if attempt == limit:
+            terminal.error(f"Still failing after {limit} attempts: {problem.headline}")
+            return replace(outcome, unresolved=problem.headline)
+        terminal.error(problem.headline)
+        outcome = joined(outcome, turn(problem.request))
+    return outcome
+
+
+def joined(first: TurnOutcome, then: TurnOutcome) -> TurnOutcome:
+    """One outcome for a request and the fixes that followed it."""
+    return replace(
+        then,
+        changed=tuple(dict.fromkeys(first.changed + then.changed)),
+        commits=first.commits + then.commits,
+        applied=first.applied,
+        not_committed=tuple(dict.fromkeys(first.not_committed + then.not_committed)),
+    )
+
+
+def syntax(texts: Mapping[str, str], before: Mapping[str, str | None]) -> Problem | None:
+    """Syntax errors in the changed files that the edit brought in: a file that did not parse
+    before the edit is not held against it."""
+    found = []
+    for path, text in sorted(texts.items()):
+        errors = syntax_errors(path, text)
+        old = before.get(path)
+        if errors and (old is None or not syntax_errors(path, old)):
+            found.append((path, errors))
+    if not found:
+        return None
+    listing = "\n".join(f"{path}:{line}: {what}" for path, errors in found for line, what in errors)
+    names = ", ".join(path for path, _ in found)
+    return Problem(
+        f"The edit left syntax errors in {names}; sending them to the model.",
+        f"Your edit left syntax errors:\n\n{listing}\n\nFix them.",
+    )
+
+
+def syntax_errors(path: str, text: str) -> list[tuple[int, str]]:
+    """(line, description) of the first syntax errors tree-sitter finds in text; none for a
+    language it does not parse."""
+    parser = parser_for(path)
+    if parser is None:
+        return []
+    data = text.encode("utf-8", "surrogateescape")
+    lines = text.splitlines()
+    found: list[tuple[int, str]] = []
+    stack = [parser.parse(data).root_node]
+    while stack and len(found) < MAX_ERRORS:
+        node = stack.pop()
+        if not node.has_error:
+            continue
+        if node.is_missing or node.type == "ERROR":
+            row = node.start_point[0]
+            shown = lines[row].strip() if row < len(lines) else ""
+            what = f"missing {node.type}" if node.is_missing else "syntax error"
+            found.append((row + 1, f"{what}: {shown}" if shown else what))
+            continue
+        stack.extend(reversed(node.children))
+    return sorted(found)
+
+
+def command(name: str, cmd: str, root: Path, paths: Sequence[str] = ()) -> Problem | None:
+    """Run cmd (with paths appended, quoted) in root; a Problem with its output when it exits
+    with anything but 0 or runs out of time."""
+    import shlex
+
+    line = " ".join([cmd, *(shlex.quote(p) for p in paths)])
+    status, output = run(line, root, TIMEOUT)
+    return failed(name, line, status, output)
+
+
+def failed(name: str, line: str, status: int | None, output: str) -> Problem | None:
+    """The Problem of a command that exited with status (None: it ran out of time), or None
+    when it passed."""
+    if status == 0:
+        return None
+    tail = output[-MAX_OUTPUT:]
+    how = "ran out of time" if status is None else f"failed (exit status {status})"
+    return Problem(
+        f"The {name} {how}; sending its output to the model.",
+        f"After your edit, `{line}` {how}:\n\n```\n{tail}\n```\n\nFix the code.",
+    )
+
+
+def run(cmd: str, root: Path, timeout: float) -> tuple[int | None, str]:
+    """(exit status, output) of a shell command in root; None for the status when it ran out
+    of time, and then everything it started is killed."""
+    process = subprocess.Popen(
+        cmd,
+        shell=True,
+        cwd=root,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        out, _ = process.communicate(timeout=timeout)
+        status: int | None = process.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, _ = process.communicate()
+        status = None
+    return status, out.decode("utf-8", "replace").strip()

@@ -30,6 +30,13 @@ def build_parser():
     p.add_argument("files", nargs="*", metavar="FILE", help="files to put in the chat")
     p.add_argument("--model", help="model name or alias (sonnet, 4o, ...)")
     p.add_argument("--weak-model", help="model for commit messages (default: --model)")
+    p.add_argument(
+        "--architect",
+        action="store_const",
+        const=True,
+        help="the model plans each change; the editor model writes the edit",
+    )
+    p.add_argument("--editor-model", help="model that writes the edits with --architect")
     p.add_argument("--api-base", help="URL of an OpenAI-compatible server")
     p.add_argument("--edit-format", help="how the model writes edits (default: diff)")
     p.add_argument("--max-reflections", type=int, help="retries of failed edits (default: 3)")

@@ -193,6 +193,20 @@ def _test(chat: Chat, args: str) -> None:
         chat.session.turn(f"`{cmd}` fails:\n\n{output[-8000:]}\n\nFix the code.")
 
 
+@command(
+    "architect",
+    "/architect TEXT: the model plans, the editor model edits; alone: architect mode on or off.",
+)
+def _architect(chat: Chat, args: str) -> None:
+    session = chat.session
+    if args:
+        session.turn(args, architect=True)
+        return
+    session.config = replace(session.config, architect=not session.config.architect)
+    state = "on: the model plans, the editor model edits" if session.config.architect else "off"
+    chat.terminal.say(f"Architect mode is {state}.")
+
+
 @command("ask", "Ask a question about the code; nothing is edited.")
 def _ask(chat: Chat, args: str) -> None:
     if not args:

@@ -21,6 +21,10 @@ class Config:
 
     model: str = "gpt-4o"
     """The main model: a litellm name or a short alias."""
+    editor_model: str | None = None
+    """The model that writes the edits in architect mode; the main model when not set."""
+    architect: bool = False
+    """The main model plans each change in words; the editor model writes it as an edit."""
     weak_model: str | None = None
     """The model that writes commit messages; the main model when not set."""
     api_base: str | None = None

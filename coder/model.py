@@ -124,12 +124,13 @@ KINDS = (
     "rtc-describe",
     "rtc-remake",
     "ask",
+    "architect",
     "commit-message",
 )
 """The kinds of call coder makes: an edit request, the problem of a reply sent back, a
 candidate, a candidate's plan, a failing candidate's refinement, the selector, a round trip's
-description and re-make, a question, a commit message. (The benchmark records the edit
-request of a try after the first as a retry.)"""
+description and re-make, a question, an architect's plan, a commit message. (The benchmark
+records the edit request of a try after the first as a retry.)"""
 
 
 class Model(Protocol):

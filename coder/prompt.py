@@ -62,14 +62,16 @@ def build(
     history: Sequence[Message],
     user: str,
     consistent: bool = False,
-    ask: bool = False,
+    instead: str | None = None,
     history_budget: int = HISTORY_CHARS,
 ) -> tuple[Message, ...]:
-    """The messages for one request, in order; consistent puts CONSISTENCY first. The history
-    is trimmed to its latest whole turns within history_budget characters."""
-    system = ASK_SYSTEM if ask else fmt.system_prompt
+    """The messages for one request, in order; consistent puts CONSISTENCY first; instead is a
+    system prompt that replaces the edit format's (a question, an architect's plan: no edit
+    examples then). The history is trimmed to its latest whole turns within history_budget
+    characters."""
+    system = instead or fmt.system_prompt
     messages = [Message("system", f"{CONSISTENCY}\n\n{system}" if consistent else system)]
-    if not ask:
+    if instead is None:
         messages += [
             Message(e.role, e.content, e.tool_calls, e.tool_call_id) for e in fmt.example_messages
         ]

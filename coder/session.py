@@ -6,10 +6,12 @@ build messages -> model -> parse -> apply -> write -> commit -> reflect on failu
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from coder import architect as architect_mode
 from coder import checks, editing, prompt, rtc, selection
 from coder.commit_message import write_commit_message
 from coder.errors import CoderError, GitError, NotCommitted, WriteError
@@ -36,6 +38,8 @@ class Session:
     terminal: Terminal
     config: SessionConfig = field(default_factory=SessionConfig)
     weak_model: Model | None = None
+    editor_model: Model | None = None
+    """The model that writes the edits in architect mode; None: the main model."""
     files: list[str] = field(default_factory=list)
     read_only: list[str] = field(default_factory=list)
     history: list[Message] = field(default_factory=list)
@@ -65,10 +69,13 @@ class Session:
     def __post_init__(self) -> None:
         self.named |= set(self.files)
 
-    def turn(self, text: str) -> TurnOutcome:
+    def turn(self, text: str, architect: bool | None = None) -> TurnOutcome:
         """Answer one request: ask the model, apply its edits, reflect on failures, commit;
         then check the changed files (syntax, lint command, tests) and send what fails back;
-        with --rtc, then check the edit's round trip."""
+        with --rtc, then check the edit's round trip. In architect mode (the config's, unless
+        architect says otherwise), the main model plans and the editor model edits."""
+        if self.config.architect if architect is None else architect:
+            return architect_mode.turn(self, text)
         originals: dict[str, str | None] = {}
 
         def one(message: str) -> TurnOutcome:
@@ -235,22 +242,36 @@ class Session:
             self.terminal.say("Sending the problem back to the model.")
 
     def ask(self, question: str) -> Completion:
-        """A question about the code: no edits are parsed or applied. When the history holds
-        function calls, the tool is still declared (some APIs require it) but not callable."""
+        """A question about the code: no edits are parsed or applied."""
+        return self.converse(question, prompt.ASK_SYSTEM, "ask")
+
+    def converse(self, text: str, system: str, kind: str) -> Completion:
+        """A request answered in words under its own system prompt, remembered in the history;
+        nothing is parsed or applied. When the history holds function calls, the tool is still
+        declared (some APIs require it) but not callable."""
         files, read_only = self.contents()
         messages = prompt.build(
-            self.fmt, files, read_only, self.history, question, ask=True, **self._budget()
+            self.fmt, files, read_only, self.history, text, instead=system, **self._budget()
         )
         calls = self.fmt.tool and any(m.tool_calls for m in messages)
         request = (
-            Request(messages, tools=(self.fmt.tool,), tool_choice="none", kind="ask")
+            Request(messages, tools=(self.fmt.tool,), tool_choice="none", kind=kind)
             if calls
-            else Request(messages, kind="ask")
+            else Request(messages, kind=kind)
         )
         completion = self._call(request)
         completion = replace(completion, tool_calls=())
-        self._remember(Message("user", question), _assistant(completion))
+        self._remember(Message("user", text), _assistant(completion))
         return completion
+
+    @contextmanager
+    def using(self, model: Model) -> Iterator[None]:
+        """Within the block, requests go to model (the architect's editor, say)."""
+        main, self.model = self.model, model
+        try:
+            yield
+        finally:
+            self.model = main
 
     def _budget(self) -> dict:
         """The history budget for this model: half its context window, in characters (about

@@ -143,6 +143,7 @@ def _session(config, ws: Workspace, repo: Repo | None, terminal: Terminal, files
     if config.rtc_samples < 1 or not 0 < config.rtc_threshold <= 1:
         raise UsageError("--rtc-samples must be at least 1 and --rtc-threshold in (0, 1]")
     weak = _model(config, config.weak_model, terminal) if config.weak_model else None
+    editor = _model(config, config.editor_model, terminal) if config.editor_model else None
     contained = _sandbox(config.sandbox, terminal)
     return Session(
         model=_model(config, config.model, terminal),
@@ -160,6 +161,7 @@ def _session(config, ws: Workspace, repo: Repo | None, terminal: Terminal, files
             auto_test=config.auto_test,
             lint_cmd=config.lint_cmd,
             check_syntax=config.check_syntax,
+            architect=config.architect,
             candidate_tests=config.candidate_tests,
             refine=config.refine,
             plan=config.plan,
@@ -170,6 +172,7 @@ def _session(config, ws: Workspace, repo: Repo | None, terminal: Terminal, files
             rtc_settings=RtcSettings(config.rtc_samples, config.rtc_threshold),
         ),
         weak_model=weak,
+        editor_model=editor,
         files=chat_files,
         read_only=read_only,
         transcript=ws.root / TRANSCRIPT,

@@ -39,6 +39,9 @@ class SessionConfig:
     rtc: bool = False
     """Run the round-trip check after every turn that changed files."""
     rtc_settings: RtcSettings = field(default_factory=RtcSettings)
+    architect: bool = False
+    """Every request goes first to the main model for a plan in words, then to the editor
+    model, which writes it as an edit."""
     check_syntax: bool = True
     """After each applied edit, parse the changed files (tree-sitter) and send syntax errors
     the edit brought in back to the model."""

@@ -48,20 +48,22 @@ def pass_rates(bars: list[Bar], title: str, targets: list[Path]) -> list[Path]:
     axes.bar(xs, first, width=0.6, color=FIRST, label="passed at try 1")
     if tries > 1:
         added = [max(0.0, b - a) for a, b in zip(first, last, strict=True)]
-        axes.bar(xs, added, width=0.6, bottom=first, color=LATER, label=f"passed by try {tries}")
+        later = f"passed only at a later try (by try {tries})"
+        axes.bar(xs, added, width=0.6, bottom=first, color=LATER, label=later)
     for x, bar, low, high in zip(xs, bars, first, last, strict=True):
         _ranges(axes, x, bar)
+        # Inside its bar when there is room, else beside it: never on the last try's value.
         inside = low >= 8
         axes.text(
-            x,
-            low / 2 if inside else low + 1,
+            x if inside else x - 0.32,
+            low / 2 if inside else low,
             f"{low:.1f}",
-            ha="center",
-            va="center" if inside else "bottom",
+            ha="center" if inside else "right",
+            va="center",
             color="white" if inside else "black",
             fontsize=9,
         )
-        if tries > 1:
+        if bar.tries > 1:
             top = max(high, max(bar.last))
             axes.text(x, top + 1.5, f"{high:.1f}", ha="center", va="bottom", fontsize=9)
     axes.set_xticks(list(xs), [b.label for b in bars], fontsize=8)

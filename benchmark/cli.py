@@ -127,6 +127,13 @@ def _main(args: argparse.Namespace) -> int:
 
     keywords = tuple(k for k in (args.keywords or "").split(",") if k)
     exercises = discover(args.exercises_dir, keywords, args.num_tests)
+    if not exercises:
+        print(
+            f"benchmark: no exercise in {args.exercises_dir} matches --keywords"
+            f" {args.keywords or '(none)'} and --num-tests {args.num_tests}",
+            file=sys.stderr,
+        )
+        return 2
     from coder.selection.candidates import MAX_CANDIDATES
 
     if not 1 <= args.candidates <= MAX_CANDIDATES:
@@ -165,20 +172,42 @@ def _main(args: argparse.Namespace) -> int:
 def _run_all(args: argparse.Namespace, exercises, models: list[str], formats: list[str]) -> int:
     """Every run of the grid (models x formats x repeats), its jobs on threads or on Ray, then
     each run's summary, and the runs side by side when there are several."""
-    from benchmark import jobs
+    from benchmark import grid
     from coder.errors import UsageError
+
+    settings = _settings(args, formats[0])
+    if settings is None:
+        return 2
+    runs = grid.runs(args, models, formats)
+    try:
+        _work(args, settings, runs, exercises)
+    except UsageError as exc:
+        print(f"benchmark: {exc}", file=sys.stderr)
+        return 2
+    for run in runs:
+        summary = grid.summarize(run, exercises, args, settings)
+        print(f"\n{run.folder}\n{report.table(summary)}")
+    if len(runs) > 1:
+        print()
+        _stats([run.folder for run in runs], None)
+    return 0
+
+
+def _settings(args: argparse.Namespace, fmt: str) -> RunSettings | None:
+    """How every exercise is attempted; None (said why) when the sandbox cannot be made."""
+    from benchmark.jobs import test_setup
     from coder.rtc import RtcSettings
     from sandbox import SandboxError
 
     try:
-        tests = jobs.test_setup(args)
+        tests = test_setup(args)
     except SandboxError as exc:
         print(f"benchmark: --sandbox {args.sandbox}: {exc}", file=sys.stderr)
-        return 2
+        return None
     where = f"Ray ({args.ray})" if args.ray else "this machine"
     print(f"benchmark: the tests run in {tests.sandbox.description}, on {where}", file=sys.stderr)
-    settings = RunSettings(
-        formats[0],
+    return RunSettings(
+        fmt,
         args.tries,
         tests=tests,
         candidates=args.candidates,
@@ -193,34 +222,30 @@ def _run_all(args: argparse.Namespace, exercises, models: list[str], formats: li
         ),
         consistency_prompt=args.consistency_prompt,
     )
-    runs = jobs.plan(args, models, formats)
+
+
+def _work(args: argparse.Namespace, settings: RunSettings, runs, exercises) -> None:
+    """The jobs not done yet, on threads or on Ray, each result saved as it arrives."""
+    from benchmark import jobs
+    from benchmark.progress import Progress
+
     todo = [jobs.Job(run, e) for run in runs for e in exercises]
     todo = [job for job in todo if not job.path.exists()]
-    with jobs.Progress(args.quiet, len(runs) * len(exercises)) as bar:
+    with Progress(args.quiet, len(runs) * len(exercises)) as bar:
         bar.advance(len(runs) * len(exercises) - len(todo))
 
         def done(job: jobs.Job, result: dict) -> None:
             jobs.save(job, result)
             bar.advance(1)
 
-        try:
-            if args.ray:
-                from benchmark.scaleout import run_on_ray
+        if args.ray:
+            from benchmark.scaleout import run_on_ray
 
-                run_on_ray(todo, args, settings, done)
-            else:
-                limiter = RateLimiter(args.rpm) if args.rpm else None
-                jobs.run_local(todo, args, settings, limiter, done)
-        except UsageError as exc:
-            print(f"benchmark: {exc}", file=sys.stderr)
-            return 2
-    for run in runs:
-        summary = jobs.summarize(run, exercises, args, settings)
-        print(f"\n{run.folder}\n{report.table(summary)}")
-    if len(runs) > 1:
-        print()
-        _stats([run.folder for run in runs], None)
-    return 0
+            run_on_ray(todo, args, settings, done)
+        else:
+            # One limiter per model: each provider has its own rate limit.
+            limiters = {run.model: RateLimiter(args.rpm) for run in runs} if args.rpm else {}
+            jobs.run_local(todo, args, settings, limiters, done)
 
 
 def _stats(runs: list[Path], chart: Path | None) -> int:
@@ -236,8 +261,17 @@ def _stats(runs: list[Path], chart: Path | None) -> int:
             file=sys.stderr,
         )
         return 2
-    width = shutil.get_terminal_size().columns
-    print(stats.compare(runs, chart, width))
+    if chart is not None and not chart.parent.is_dir():
+        print(f"benchmark: --chart {chart}: no folder {chart.parent}", file=sys.stderr)
+        return 2
+    from coder.errors import UsageError
+
+    try:
+        text = stats.compare(runs, chart, shutil.get_terminal_size().columns)
+    except UsageError as exc:
+        print(f"benchmark: --stats: {exc}", file=sys.stderr)
+        return 2
+    print(text)
     return 0
 
 

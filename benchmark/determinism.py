@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from benchmark.hashing import records_of
+from benchmark.report import passed
 
 WATCHED = ("edit", "retry", "reflection")
 """The kinds of call whose replies should repeat at temperature 0: the edit request of each
@@ -67,12 +68,12 @@ def _watched(record: dict) -> bool:
 
 
 def flips(runs: Iterable[Sequence[dict]]) -> dict[str, tuple[int, int]]:
-    """Exercises that passed (by their last try) in at least one repeat and failed in another;
-    an exercise that ended in an error counts as failed, as in the pass rates."""
+    """Exercises that passed (by their last try) in at least one repeat and failed in another,
+    passing counted as the pass rates count it (benchmark.report.passed)."""
     outcomes: dict[str, list[bool]] = defaultdict(list)
     for results in runs:
         for result in results:
-            outcomes[result["exercise"]].append(_passed(result))
+            outcomes[result["exercise"]].append(passed(result))
     return {
         name: (sum(seen), len(seen))
         for name, seen in sorted(outcomes.items())
@@ -80,14 +81,10 @@ def flips(runs: Iterable[Sequence[dict]]) -> dict[str, tuple[int, int]]:
     }
 
 
-def _passed(result: dict) -> bool:
-    return not result.get("error") and any(result.get("tests_outcomes", []))
-
-
 def passes_per_exercise(runs: Sequence[Sequence[dict]]) -> list[int]:
     """For each exercise that ran in every repeat, in how many repeats it passed."""
     outcomes: dict[str, list[bool]] = defaultdict(list)
     for results in runs:
         for result in results:
-            outcomes[result["exercise"]].append(_passed(result))
+            outcomes[result["exercise"]].append(passed(result))
     return [sum(seen) for seen in outcomes.values() if len(seen) == len(runs)]

@@ -35,12 +35,14 @@ def summarize(results: Sequence[dict], selected: int, tries: int) -> dict:
         "not_run": selected - len(results),
     }
     for n in range(1, tries + 1):
-        passed = sum(1 for r in results if any(r["tests_outcomes"][:n]))
-        summary[f"pass_rate_{n}"] = _percent(passed, selected)
-    replied = [r for r in results if any(c["reply"] for c in records_of(r))]
+        summary[f"pass_rate_{n}"] = _percent(sum(passed(r, n) for r in results), selected)
+    # Only edit replies are well- or malformed: a run that asked for none has no such figure.
+    replied = [r for r in results if any(c["reply"] for c in records_of(r))] if tries else []
     well_formed = sum(1 for r in replied if _well_formed(r))
-    summary["percent_well_formed"] = _percent(well_formed, len(replied))
-    summary["percent_malformed"] = _percent(len(replied) - well_formed, len(replied))
+    summary["percent_well_formed"] = _percent(well_formed, len(replied)) if replied else None
+    summary["percent_malformed"] = (
+        _percent(len(replied) - well_formed, len(replied)) if replied else None
+    )
     for name in COUNTERS:
         summary[name] = sum(r.get(name, 0) for r in results)
     summary["seconds_per_exercise"] = (
@@ -55,6 +57,13 @@ def summarize(results: Sequence[dict], selected: int, tries: int) -> dict:
     costs = [r["cost"] for r in results if r.get("cost") is not None]
     summary["cost"] = round(sum(costs), 4) if costs else None
     return summary | _selection(completed) | _round_trip(completed, attempted=tries > 0)
+
+
+def passed(result: dict, tries: int | None = None) -> bool:
+    """Whether the exercise's tests passed by try `tries` (by its last try when None), as every
+    pass rate counts it: an exercise that passed and then ended in an error (a failed round
+    trip request, say) passed."""
+    return any(result.get("tests_outcomes", [])[:tries])
 
 
 def _well_formed(result: dict) -> bool:

@@ -124,13 +124,30 @@ def run_exercise(
     make_model: Callable[[Path], Model],
     settings: RunSettings,
     workdir: Path,
+    model_name: str = "",
 ) -> ExerciseResult:
-    """Attempt one exercise in workdir (which must not exist yet); never raises."""
+    """Attempt one exercise in workdir (which must not exist yet); never raises: whatever
+    fails, the model not starting included, is the result's error."""
     began = time.perf_counter()
-    copy_to(exercise, workdir)
-    model = RecordingModel(make_model(workdir))
-    result = ExerciseResult(exercise.name, settings.edit_format, model.name)
-    session = Session(
+    result = ExerciseResult(exercise.name, settings.edit_format, model_name)
+    session = model = None
+    try:
+        copy_to(exercise, workdir)
+        model = RecordingModel(make_model(workdir))
+        result.model = model.name
+        session = _session(exercise, model, settings, workdir)
+        _attempt(result, session, model, exercise, settings)
+    except Exception as exc:  # the one place a run records any failure instead of stopping
+        result.error = f"{type(exc).__name__}: {exc}"
+    _fill(result, session, model, time.perf_counter() - began)
+    return result
+
+
+def _session(
+    exercise: Exercise, model: RecordingModel, settings: RunSettings, workdir: Path
+) -> Session:
+    """The chat's session on the exercise's work folder, as the benchmark configures it."""
+    return Session(
         model=model,
         fmt=get_format(settings.edit_format),
         ws=Workspace(workdir),
@@ -153,28 +170,33 @@ def run_exercise(
         ),
         files=list(exercise.solution_files),
     )
+
+
+def _attempt(
+    result: ExerciseResult,
+    session: Session,
+    model: RecordingModel,
+    exercise: Exercise,
+    settings: RunSettings,
+) -> None:
+    """The tries: the request, then each retry with the test errors; then the round trips."""
     files = ", ".join(exercise.solution_files)
     request = INSTRUCTIONS.format(instructions=exercise.instructions, files=files)
     message = request
-    stubs = {p: (workdir / p).read_text() for p in exercise.solution_files}
-    try:
-        for attempt in range(1, settings.tries + 1 if settings.attempts else 1):
-            model.attempt = attempt
-            session.turn(message)
-            _judge_candidates(result, session, exercise, settings, attempt)
-            # A fresh copy of the pristine exercise with only the solution files: nothing else
-            # the model wrote (a conftest.py, a changed test) reaches the tests.
-            run = run_tests(exercise, solution_of(exercise, workdir), settings.tests)
-            _count_test_run(result, run)
-            if run.passed:
-                break
-            shown = "\n".join(run.output.splitlines()[:OUTPUT_LINES])
-            message = RETRY.format(output=shown, files=files)
-        _round_trips(result, session, exercise, settings, stubs, request)
-    except Exception as exc:  # the one place a run records any failure instead of stopping
-        result.error = f"{type(exc).__name__}: {exc}"
-    _fill(result, session, model, time.perf_counter() - began)
-    return result
+    stubs = {p: session.ws.read(p).text for p in exercise.solution_files}
+    for attempt in range(1, settings.tries + 1 if settings.attempts else 1):
+        model.attempt = attempt
+        session.turn(message)
+        _judge_candidates(result, session, exercise, settings, attempt)
+        # A fresh copy of the pristine exercise with only the solution files: nothing else
+        # the model wrote (a conftest.py, a changed test) reaches the tests.
+        run = run_tests(exercise, solution_of(exercise, session.ws.root), settings.tests)
+        _count_test_run(result, run)
+        if run.passed:
+            break
+        shown = "\n".join(run.output.splitlines()[:OUTPUT_LINES])
+        message = RETRY.format(output=shown, files=files)
+    _round_trips(result, session, exercise, settings, stubs, request)
 
 
 def _judge_candidates(
@@ -261,9 +283,18 @@ def _count_test_run(result: ExerciseResult, run) -> None:
     result.syntax_errors += "SyntaxError" in run.output and "IndentationError" not in run.output
 
 
-def _fill(result: ExerciseResult, session: Session, model: RecordingModel, seconds: float) -> None:
+def _fill(
+    result: ExerciseResult,
+    session: Session | None,
+    model: RecordingModel | None,
+    seconds: float,
+) -> None:
     result.seconds = seconds
-    result.model_seconds = round(model.seconds, 3)
+    if model is not None:
+        result.model_seconds = round(model.seconds, 3)
+        result.requests = list(model.records)
+    if session is None:
+        return
     result.prompt_tokens = session.usage.prompt_tokens
     result.completion_tokens = session.usage.completion_tokens
     result.cost = session.usage.cost
@@ -272,5 +303,4 @@ def _fill(result: ExerciseResult, session: Session, model: RecordingModel, secon
     result.apply_failures = session.counts["apply_failures"]
     result.reflections = session.counts["reflections"]
     result.lazy_comments = session.counts["lazy"]
-    result.requests = list(model.records)
     result.chat = transcript(session.history)

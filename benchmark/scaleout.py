@@ -10,7 +10,10 @@ through Ray. Ray is an optional extra (`pip install 'coder[ray]'`), imported onl
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
+import socket
+import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import replace
@@ -22,6 +25,7 @@ from benchmark.limiter import RateLimiter
 from benchmark.runner import RunSettings
 from coder.errors import UsageError
 from exercism import load
+from sandbox import SandboxError
 
 LOCAL = "local"
 """The --ray value that starts a Ray runtime on this machine (what `--ray` alone means)."""
@@ -33,24 +37,31 @@ def run_on_ray(
     work: Sequence[Job], args: argparse.Namespace, settings: RunSettings, on_done: OnDone
 ) -> None:
     """The jobs as Ray tasks; on_done gets each result in this process as it arrives. A task
-    that fails in Ray itself (a worker lost) is recorded as the job's error."""
+    lost to Ray itself (its worker or node died) is reported and left unsaved, so that a rerun
+    of the same command resumes it."""
     ray = _ray()
     started = _connect(ray, args.ray)
     try:
-        limiter = None
+        limiters = {}
         if args.rpm:
-            actor = ray.remote(num_cpus=0)(RateLimiter).remote(args.rpm)
-            limiter = _RemoteLimiter(actor)
+            limiter = ray.remote(num_cpus=0)(RateLimiter)
+            models = dict.fromkeys(job.run.model for job in work)
+            limiters = {m: _RemoteLimiter(limiter.remote(args.rpm)) for m in models}
         task = ray.remote(num_cpus=1, max_retries=0)(_attempt)
         portable = replace(settings, tests=None)
-        pending = {task.remote(_packed(job), args, portable, limiter): job for job in work}
+        pending = {
+            task.remote(_packed(job), args, portable, limiters.get(job.run.model)): job
+            for job in work
+        }
         while pending:
             (done,), _ = ray.wait(list(pending), num_returns=1)
             job = pending.pop(done)
             try:
                 result = ray.get(done)
             except ray.exceptions.RayError as exc:
-                result = jobs.failed(job, f"Ray task failed: {type(exc).__name__}: {exc}")
+                name = f"{job.run.folder.name}/{job.exercise.name}"
+                print(f"benchmark: {name} lost on Ray, not saved: {exc}", file=sys.stderr)
+                continue
             on_done(job, result)
     finally:
         if started:
@@ -74,8 +85,7 @@ def _connect(ray, address: str) -> bool:
     if address == LOCAL:
         options |= {"include_dashboard": False}
     else:
-        import importlib
-
+        _reachable(address)
         modules = [importlib.import_module(name) for name in PACKAGES]
         options |= {"address": address, "runtime_env": {"py_modules": modules}}
     try:
@@ -83,6 +93,18 @@ def _connect(ray, address: str) -> bool:
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise UsageError(f"--ray {address}: cannot start or reach Ray: {exc}") from None
     return True
+
+
+def _reachable(address: str) -> None:
+    """UsageError unless a cluster address answers within seconds (Ray itself retries an
+    unreachable one for minutes)."""
+    if address == "auto":
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"--ray {address}: no Ray cluster answers there: {exc}") from None
 
 
 class _RemoteLimiter:
@@ -115,8 +137,6 @@ def _attempt(
 ) -> dict:
     """A Ray task: unpack the exercise, make the sandbox here, attempt the job."""
     job, files = packed
-    from sandbox import SandboxError
-
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch) / "exercise" / job.exercise.name
         for name, data in files.items():

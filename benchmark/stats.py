@@ -8,7 +8,6 @@ import io
 import json
 import re
 import statistics
-import textwrap
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
@@ -16,6 +15,7 @@ from pathlib import Path
 
 from benchmark import charts, determinism
 from benchmark.correlation import correlation, described
+from coder.errors import UsageError
 
 CHART_SUFFIXES = (".png", ".svg")
 
@@ -29,9 +29,14 @@ class Run:
 
     @cached_property
     def results(self) -> list[dict]:
-        """The exercise results in the run's folder."""
-        files = sorted((self.path / "results").glob("*.json"))
-        return [json.loads(f.read_text()) for f in files]
+        """The exercise results in the run's folder; UsageError naming a file that is not one."""
+        found = []
+        for path in sorted((self.path / "results").glob("*.json")):
+            result = _json(path)
+            if not isinstance(result, dict) or not isinstance(result.get("exercise"), str):
+                raise UsageError(f"{path} is not an exercise's result")
+            found.append(result)
+        return found
 
     @property
     def tries(self) -> int:
@@ -43,7 +48,7 @@ class Run:
 
     @property
     def key(self) -> tuple[str, str]:
-        """Model and format: runs with the same key are repeats of each other."""
+        """Model and variant: runs with the same key are repeats of each other."""
         return self.summary["model"], variant(self.summary)
 
     @property
@@ -53,35 +58,68 @@ class Run:
         return self.summary.get("date") or (found.group() if found else "undated")
 
 
+REQUIRED = {"model": str, "edit_format": str, "selected": int, "completed": int}
+"""What a summary must hold for the comparison."""
+
+
+def load(path: Path) -> Run:
+    """The finished run in folder path; UsageError when it is not one."""
+    summary = _json(path / "summary.json")
+    if not isinstance(summary, dict) or any(
+        not isinstance(summary.get(k), kind) for k, kind in REQUIRED.items()
+    ):
+        raise UsageError(f"{path / 'summary.json'} is not a benchmark run's summary")
+    return Run(path, summary)
+
+
+def _json(path: Path):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from None
+
+
 def compare(paths: list[Path], chart: Path | None = None, width: int = 80) -> str:
-    """The report on the runs, as text no wider than width. The charts go to chart (PNG or SVG
-    by its suffix), or to stats.png and stats.svg beside the first run."""
-    runs = [Run(p, json.loads((p / "summary.json").read_text())) for p in paths]
+    """The report on the runs (a folder given twice counts once), as text no wider than width.
+    The charts go to chart (PNG or SVG by its suffix), or to stats.png and stats.svg beside the
+    first run. UsageError for a folder that is not a finished run."""
+    paths = list({p.resolve(): p for p in paths}.values())
+    runs = [load(p) for p in paths]
     from rich.console import Console
 
     console = Console(
         file=io.StringIO(), width=width, color_system=None, markup=False, highlight=False
     )
-    console.print(_table(runs))
+    names = short_names([run.summary["model"] for run in runs])
+    console.print(_table(runs, names))
     groups: dict[tuple[str, str], list[Run]] = defaultdict(list)
     for run in runs:
         groups[run.key].append(run)
-    lines = _repeats(groups)
+    lines = _repeats(groups, names)
     base = chart or paths[0].parent / "stats"
     lines += _round_trips(runs, base)
-    lines += _nondeterminism(groups)
+    lines += _nondeterminism(groups, names)
     lines += _charts(groups, base)
     table = [line.rstrip() for line in console.file.getvalue().splitlines()]
     return "\n".join(table + [part for line in lines for part in _wrapped(line, width)])
 
 
 def variant(summary: dict) -> str:
-    """The edit format, and the number of candidates when there were several."""
+    """The edit format and every setting that makes runs of it differ (candidates, round
+    trips, the consistency prompt, tries): runs of the same model and variant are repeats."""
+    parts = [summary["edit_format"]]
     n = summary.get("candidates", 1)
-    return summary["edit_format"] + (f" x{n}" if n > 1 else "")
+    if n > 1:
+        flags = [("candidate_tests", "t"), ("plan", "p"), ("diverse", "d")]
+        parts.append(f"x{n}" + "".join(c for key, c in flags if summary.get(key)))
+    flags = [("rtc", "+rtc"), ("rtc_reference", "+rtc-ref"), ("consistency_prompt", "+cons")]
+    parts += [word for key, word in flags if summary.get(key)]
+    if summary.get("tries", 2) != 2:
+        parts.append(f"{summary['tries']} tries")
+    return " ".join(parts)
 
 
-def _table(runs: list[Run]):
+def _table(runs: list[Run], names: dict[str, str]):
     """One row per run, numbered; the run folders' full names in a legend under it, and the
     full names of models too long for the table."""
     from rich import box
@@ -100,10 +138,12 @@ def _table(runs: list[Run]):
     for n, run in enumerate(runs, 1):
         s = run.summary
         final = s[f"pass_rate_{run.tries}"] if run.tries else None
-        malformed = s.get("percent_malformed", 100 - s["percent_well_formed"])
+        malformed = s.get("percent_malformed")
+        if "percent_malformed" not in s and s.get("percent_well_formed") is not None:
+            malformed = 100 - s["percent_well_formed"]
         table.add_row(
             str(n),
-            Text(short_model(s["model"])),
+            Text(names[s["model"]]),
             Text(variant(s)),
             _figure(s.get("pass_rate_1")),
             _figure(final) + (f" ({run.tries})" if last == "last try" and run.tries else ""),
@@ -114,7 +154,7 @@ def _table(runs: list[Run]):
     legend = [Text("runs:")]
     legend += [Text(f"{n:>3}  {run.path.name}", overflow="fold") for n, run in enumerate(runs, 1)]
     models = sorted({run.summary["model"] for run in runs})
-    shortened = [(short_model(m), m) for m in models if short_model(m) != m]
+    shortened = [(names[m], m) for m in models if names[m] != m]
     if shortened:
         legend.append(Text("models:"))
         legend += [Text(f"  {short}  {full}", overflow="fold") for short, full in shortened]
@@ -128,21 +168,39 @@ the legend."""
 
 def short_model(name: str) -> str:
     """The model name as the table shows it: without its provider path when that is too long,
-    then with its middle left out."""
-    if len(name) <= MODEL_WIDTH:
+    then with its middle left out (widths in terminal cells)."""
+    from rich.cells import cell_len, chop_cells
+
+    if cell_len(name) <= MODEL_WIDTH:
         return name
     name = name.rsplit("/", 1)[-1]
-    if len(name) <= MODEL_WIDTH:
+    if cell_len(name) <= MODEL_WIDTH:
         return name
     half = (MODEL_WIDTH - 1) // 2
-    return f"{name[:half]}…{name[-(MODEL_WIDTH - 1 - half) :]}"
+    head = chop_cells(name, half)[0]
+    tail = chop_cells(name[::-1], MODEL_WIDTH - 1 - half)[0][::-1]
+    return f"{head}…{tail}"
+
+
+def short_names(models: list[str]) -> dict[str, str]:
+    """Each model's short name, numbered where two would read the same."""
+    from rich.cells import chop_cells
+
+    shorts = {m: short_model(m) for m in dict.fromkeys(models)}
+    clashes = [s for s in shorts.values() if list(shorts.values()).count(s) > 1]
+    seen: dict[str, int] = {}
+    for model, short in shorts.items():
+        if short in clashes:
+            seen[short] = seen.get(short, 0) + 1
+            shorts[model] = f"{chop_cells(short, MODEL_WIDTH - 3)[0]}#{seen[short]}"
+    return shorts
 
 
 def _figure(value) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
-def _repeats(groups: dict[tuple[str, str], list[Run]]) -> list[str]:
+def _repeats(groups: dict[tuple[str, str], list[Run]], names: dict[str, str]) -> list[str]:
     lines = ["", "pass rate after the last try, over repeats: mean ± stdev (min-max, n):"]
     for (model, fmt), runs in sorted(groups.items()):
         rates = [r.summary[f"pass_rate_{r.tries}"] for r in runs if r.tries]
@@ -150,20 +208,20 @@ def _repeats(groups: dict[tuple[str, str], list[Run]]) -> list[str]:
             continue
         spread = statistics.stdev(rates) if len(rates) > 1 else 0.0
         lines.append(
-            f"  {short_model(model)} / {fmt}: {statistics.mean(rates):.1f} ± {spread:.1f}"
+            f"  {names[model]} / {fmt}: {statistics.mean(rates):.1f} ± {spread:.1f}"
             f" ({min(rates):.1f}-{max(rates):.1f}, n={len(rates)})"
         )
-    return lines
+    return lines if len(lines) > 2 else []
 
 
-def _nondeterminism(groups: dict[tuple[str, str], list[Run]]) -> list[str]:
+def _nondeterminism(groups: dict[tuple[str, str], list[Run]], names: dict[str, str]) -> list[str]:
     """Per model and format: repeated temperature-0 requests, those with differing replies,
     and the exercises that flipped between repeats."""
     lines = ["", "nondeterminism (temperature-0 edit, retry and reflection requests):"]
     for (model, fmt), runs in sorted(groups.items()):
         found = determinism.repeats([r.results for r in runs])
         lines.append(
-            f"  {short_model(model)} / {fmt}, {found.runs} run(s):"
+            f"  {names[model]} / {fmt}, {found.runs} run(s):"
             f" {found.repeated} requests sent more than once ({found.sends} sends),"
             f" {found.varied} with different replies"
             + (f" (in {', '.join(found.varied_in)})" if found.varied_in else "")
@@ -200,7 +258,8 @@ def _charts(groups: dict[tuple[str, str], list[Run]], base: Path) -> list[str]:
     when = dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
     title = f"Pass rates by model and edit format\n{_shorten(models, 90)} ({when})"
     written = charts.pass_rates(bars, title, _targets(base))
-    repeated = {f"{m} / {f}": rs for (m, f), rs in sorted(groups.items()) if len(rs) > 1}
+    attempted = {f"{m} / {f}": [r for r in rs if r.tries] for (m, f), rs in sorted(groups.items())}
+    repeated = {name: rs for name, rs in attempted.items() if len(rs) > 1}
     if repeated:
         passes = {
             name: determinism.passes_per_exercise([r.results for r in rs])
@@ -213,15 +272,35 @@ def _charts(groups: dict[tuple[str, str], list[Run]], base: Path) -> list[str]:
 
 def _targets(base: Path, tail: str = "") -> list[Path]:
     """The files a chart goes to: base's own format, or PNG and SVG when base has no suffix."""
-    if base.suffix in CHART_SUFFIXES:
+    if base.suffix.lower() in CHART_SUFFIXES:
         return [base.with_name(base.stem + tail + base.suffix)]
     return [base.with_name(base.name + tail + suffix) for suffix in CHART_SUFFIXES]
 
 
 def _wrapped(line: str, width: int) -> list[str]:
-    """The line in pieces no wider than width, the later ones indented under the first."""
-    indent = " " * (len(line) - len(line.lstrip()) + 4)
-    return textwrap.wrap(line, width, subsequent_indent=indent, break_on_hyphens=False) or [""]
+    """The line in pieces no wider than width terminal cells (wide characters count two), the
+    later ones indented under the first; a word too long for any line (a path) is cut where the
+    line ends rather than moved to a line of its own."""
+    from rich.cells import cell_len, chop_cells
+
+    width = max(width, 20)
+    lead = len(line) - len(line.lstrip())
+    indent = " " * min(lead + 4, width // 2)
+    pieces: list[str] = []
+    current = " " * lead
+    for word in line.split():
+        joined = f"{current} {word}" if current.strip() else current + word
+        fits_alone = cell_len(indent + word) <= width
+        if current.strip() and cell_len(joined) > width and fits_alone:
+            pieces.append(current)
+            joined = indent + word
+        current = joined
+        while cell_len(current) > width:
+            head = chop_cells(current, width)[0]
+            pieces.append(head)
+            current = indent + current[len(head) :]
+    pieces.append(current)
+    return pieces
 
 
 def _shorten(text: str, limit: int) -> str:

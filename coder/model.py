@@ -113,6 +113,10 @@ class Request:
     kind: str = "edit"
     """What the call is for (one of KINDS): recorded by the benchmark, never sent."""
 
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown kind of request {self.kind!r}; the kinds are {KINDS}")
+
 
 KINDS = (
     "edit",

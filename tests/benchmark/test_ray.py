@@ -96,3 +96,16 @@ def test_rpm_must_be_positive(tmp_path: Path, capsys) -> None:
     argv = ["--exercises-dir", str(PRACTICE), "--runs-dir", str(tmp_path), "--quiet"]
     assert cli.main([*argv, "--rpm", "0"]) == 2
     assert "--rpm takes a number above 0" in capsys.readouterr().err
+
+
+def test_an_unreachable_cluster_is_a_clear_error_at_once(tmp_path: Path, capsys, ray) -> None:
+    import socket
+
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    argv = ["--exercises-dir", str(PRACTICE), "--runs-dir", str(tmp_path), "--quiet"]
+    began = time.monotonic()
+    assert cli.main([*argv, "--num-tests", "1", "--ray", f"ray://127.0.0.1:{port}"]) == 2
+    assert "no Ray cluster answers there" in capsys.readouterr().err
+    assert time.monotonic() - began < 30 and not ray.is_initialized()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -36,7 +37,13 @@ def test_the_chart_of_a_wrong_then_right_run_with_repeats(tmp_path: Path, capsys
     text = svg.read_text()
     # The values are text on the bars: 0.0 after try 1, 100.0 after try 2.
     assert ">0.0</text>" in text and ">100.0</text>" in text
-    for words in ("passed at try 1", "passed by try 2", "2 exercises", "2 repeats", "oracle-retry"):
+    for words in (
+        "passed at try 1",
+        "passed only at a later try (by try 2)",
+        "2 exercises",
+        "2 repeats",
+        "oracle-retry",
+    ):
         assert words in text
     assert "Pass rates by model and edit format" in text
     # A path longer than the terminal is folded onto an indented line.
@@ -191,3 +198,77 @@ def test_only_temperature_0_edits_retries_and_reflections_are_watched() -> None:
     three = result(("edit", 0.0, "c"), ("reflection", 0.0, None))
     found = determinism.repeats([[one], [two], [three]])
     assert (found.repeated, found.sends, found.varied, found.varied_in) == (1, 3, 1, ["e"])
+
+
+@needs_exercises
+def test_runs_of_different_settings_are_not_repeats_and_a_run_twice_counts_once(
+    tmp_path: Path, capsys
+) -> None:
+    plain = bench(tmp_path / "a", "--model", "oracle", "--num-tests", "2")[0]
+    reference = bench(tmp_path / "b", "--model", "oracle", "--num-tests", "2", "--rtc-reference")
+    out = stats(
+        capsys, str(plain), str(plain), str(reference[0]), "--chart", str(tmp_path / "c.png")
+    )
+    assert "flips" not in out  # no model and variant has two runs
+    assert "oracle / diff, 1 run(s)" in out and "oracle / diff +rtc-ref, 1 run(s)" in out
+    legend = [line.split()[-1] for line in out.splitlines() if line.startswith("  ")]
+    assert legend.count(plain.name) == 1 and len(re.findall(r"(?m)^\d+ .* 2/2$", out)) == 2
+
+
+def test_a_summary_that_is_not_one_is_a_clear_error(tmp_path: Path, capsys) -> None:
+    run = fake_run(tmp_path, "run", "m", {"a": True})
+    for text in ("{not json", "[]", '{"model": "m"}'):
+        (run / "summary.json").write_text(text)
+        assert cli.main(["--stats", str(run)]) == 2
+        assert "is not a benchmark run's summary" in capsys.readouterr().err or text == "{not json"
+    run = fake_run(tmp_path, "other", "m", {"a": True})
+    (run / "results" / "a.json").write_text("{")
+    assert cli.main(["--stats", str(run)]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    good = fake_run(tmp_path, "good", "m", {"a": True})
+    assert cli.main(["--stats", str(good), "--chart", str(tmp_path / "nowhere" / "c.png")]) == 2
+    assert cli.main(["--stats", str(good), "--chart", str(tmp_path / "Out.PNG")]) == 0
+    assert (tmp_path / "Out.PNG").read_bytes().startswith(b"\x89PNG")
+
+
+def test_wide_characters_and_look_alike_names_fit_and_stay_apart(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    names = [
+        "模型" * 20,
+        "openrouter/anthropic/claude-3-5-sonnet-20241022-extended",
+        "bedrock/anthropic/claude-3-5-sonnet-20241022-extended",
+    ]
+    runs = [fake_run(tmp_path, f"r{n}", name, {"a": True}) for n, name in enumerate(names)]
+    out = stats(capsys, *map(str, runs), "--chart", str(tmp_path / "c.svg"))
+    from rich.cells import cell_len
+
+    assert max(cell_len(line) for line in out.splitlines()) <= 80
+    shown = re.findall(r"(?m)^[123] +(\S+)", out)
+    assert len(set(shown)) == 3, shown
+
+
+@needs_exercises
+def test_an_empty_selection_is_refused(tmp_path: Path, capsys) -> None:
+    argv = ["--exercises-dir", str(PRACTICE), "--runs-dir", str(tmp_path / "runs")]
+    assert cli.main([*argv, "--keywords", "zzzz", "--model", "oracle", "oracle-retry"]) == 2
+    assert "no exercise" in capsys.readouterr().err and not (tmp_path / "runs").exists()
+
+
+@needs_exercises
+def test_an_exercise_that_cannot_run_is_an_error_and_the_others_are_saved(tmp_path: Path) -> None:
+    import shutil
+
+    exercises = tmp_path / "exercises"
+    for name in ("two-fer", "leap", "hello-world"):
+        shutil.copytree(PRACTICE / name, exercises / name)
+    (exercises / "leap" / ".meta" / "example.py").unlink()  # the oracle has nothing to answer
+    runs = tmp_path / "runs"
+    argv = ["--exercises-dir", str(exercises), "--runs-dir", str(runs), "--quiet"]
+    assert cli.main([*argv, "--threads", "2"]) == 0
+    (summary,) = runs.glob("*/summary.json")
+    figures = json.loads(summary.read_text())
+    assert figures["selected"] == 3 and figures["errors"] == 1 and figures["completed"] == 2
+    leap = json.loads((summary.parent / "results" / "leap.json").read_text())
+    assert leap["error"] and leap["tests_outcomes"] == []

@@ -107,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark command line; returns the exit status."""
     args = build_parser().parse_args(argv)
-    from coder.local import stopped_on_exit
+    from coder.seams.local import stopped_on_exit
 
     with stopped_on_exit():
         return _main(args)
@@ -134,7 +134,7 @@ def _main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from coder.selection.candidates import MAX_CANDIDATES
+    from coder.trust.selection.candidates import MAX_CANDIDATES
 
     if not 1 <= args.candidates <= MAX_CANDIDATES:
         print(
@@ -196,7 +196,7 @@ def _run_all(args: argparse.Namespace, exercises, models: list[str], formats: li
 def _settings(args: argparse.Namespace, fmt: str) -> RunSettings | None:
     """How every exercise is attempted; None (said why) when the sandbox cannot be made."""
     from benchmark.jobs import test_setup
-    from coder.rtc import RtcSettings
+    from coder.trust.rtc import RtcSettings
     from sandbox import SandboxError
 
     try:

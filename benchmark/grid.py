@@ -89,7 +89,7 @@ def summarize(
 
 
 def _commit() -> str | None:
-    from coder.repo import Repo
+    from coder.seams.repo import Repo
 
     repo = Repo.find(Path(__file__).resolve().parent)
     return repo.head() if repo else None

@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from coder.model import Completion, Model, Request
+from coder.seams.model import Completion, Model, Request
 
 
 def _digest(data: object) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 from benchmark.grid import RunPlan, model_label
 from benchmark.limiter import LimitedModel, Limiter
 from benchmark.runner import ExerciseResult, RunSettings, run_exercise
-from coder.model import Model
+from coder.seams.model import Model
 from exercism import Exercise
 
 FAKE_MODELS = ("oracle", "oracle-retry")
@@ -115,11 +115,11 @@ def model_factory(
 
 def _hosted(args: argparse.Namespace, name: str) -> Model:
     """A model through litellm: a hosted one, one behind --api-base, or the local server."""
-    from coder.llm import LiteLLMModel, ModelSettings
+    from coder.seams.llm import LiteLLMModel, ModelSettings
 
     if name != "local":
         return LiteLLMModel(ModelSettings(name, api_base=args.api_base))
-    from coder import local
+    from coder.seams import local
 
     served = local.serve(args.local_model, on_status=lambda text: print(text, file=sys.stderr))
     settings = ModelSettings(

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from coder.model import Completion, Model, Request
+from coder.seams.model import Completion, Model, Request
 
 
 class Limiter(Protocol):

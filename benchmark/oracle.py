@@ -10,8 +10,8 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from coder.model import Completion, Request
 from coder.prompt import FILES_INTRO
+from coder.seams.model import Completion, Request
 from editformats import ToolCall
 
 

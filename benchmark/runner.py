@@ -11,13 +11,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from benchmark.hashing import RecordingModel
-from coder import rtc
-from coder.model import Model, transcript
-from coder.rtc import Change, RtcSettings
-from coder.selection.candidates import files_after
-from coder.session import Session, SessionConfig
+from coder.chat.session import Session, SessionConfig
+from coder.edits.workspace import Workspace
+from coder.seams.model import Model, transcript
 from coder.terminal import Terminal
-from coder.workspace import Workspace
+from coder.trust import rtc
+from coder.trust.rtc import Change, RtcSettings
+from coder.trust.selection.candidates import files_after
 from editformats import get_format
 from exercism import Exercise, TestSetup, copy_to, run_tests, solution_of
 
@@ -52,7 +52,7 @@ class RunSettings:
     """The sandbox the tests run in, its limits (the test timeout among them), the secrets
     to redact from their output."""
     candidates: int = 1
-    """Candidate replies per request, chosen between by the rules of coder/selection."""
+    """Candidate replies per request, chosen between by the rules of coder/trust/selection."""
     candidate_tests: bool = False
     """Test the candidates with the exercise's own tests (in the sandbox) before choosing, and
     refine failing ones: the grading tests then steer the first try, as they steer the retry."""

@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     try:
         args = build_parser().parse_args(argv)
-        from coder.local import stopped_on_exit
+        from coder.seams.local import stopped_on_exit
 
         with stopped_on_exit():
             return _run(args)
@@ -140,7 +140,7 @@ def _run(args) -> int:
     try:
         if args.apply:
             return _apply(args, terminal, color)
-        from coder import startup
+        from coder.chat import startup
 
         return startup.run(args, terminal, dict(os.environ))
     except UsageError as exc:
@@ -154,7 +154,7 @@ def _run(args) -> int:
 def _apply(args, terminal, color: bool) -> int:
     from pathlib import Path
 
-    from coder import offline
+    from coder.chat import offline
 
     options = offline.ApplyOptions(
         reply=Path(args.apply),

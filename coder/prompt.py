@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from coder.model import Message
+from coder.seams.model import Message
 from editformats import EditFormat
 
 FILES_INTRO = (

@@ -9,7 +9,7 @@ import pytest
 
 from benchmark import cli, report
 from benchmark.hashing import RecordingModel, reply_hash, request_hash
-from coder.model import Completion, Message, Request, ScriptedModel
+from coder.seams.model import Completion, Message, Request, ScriptedModel
 from editformats import FORMATS
 
 PRACTICE = Path(__file__).resolve().parents[3] / "shared" / "exercism-python" / "practice"

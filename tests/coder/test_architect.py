@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from coder import architect, commands, repl
-from coder.config import Config
-from coder.model import ScriptedModel
-from coder.repo import Repo
-from coder.session import Session, SessionConfig
+from coder.chat import architect, commands
+from coder.chat.config import Config
+from coder.chat.session import Session, SessionConfig
+from coder.edits.workspace import Workspace
+from coder.seams.model import ScriptedModel
+from coder.seams.repo import Repo
 from coder.terminal import Terminal
-from coder.workspace import Workspace
 from editformats import get_format
 
 from .fake_openai import FakeOpenAI, Text
@@ -81,7 +81,7 @@ def test_the_architect_command_toggles_the_mode_and_runs_one_request(root: Path)
     edit = block('    return "hello"\n', '    return "goodbye"\n')
     session = chat_session(root, [PLAN], [edit])
     terminal = session.terminal
-    chat = repl.Chat(session, terminal, Config(), lambda name: ScriptedModel([], name=name))
+    chat = commands.Chat(session, terminal, Config(), lambda name: ScriptedModel([], name=name))
     commands.dispatch(chat, "/architect")
     assert session.config.architect
     commands.dispatch(chat, "/architect")

@@ -9,17 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from coder import commands, repl
+from coder.chat import commands
+from coder.chat.config import Config
+from coder.chat.pick import pick
+from coder.chat.session import Session, SessionConfig
 from coder.cli import main
-from coder.config import Config
+from coder.edits.workspace import Workspace
 from coder.errors import CoderError, ModelError, UsageError
-from coder.model import Completion, Request, ScriptedModel
-from coder.repo import Repo
-from coder.selection import candidates as cands
-from coder.selection import generation, selector
-from coder.session import Session, SessionConfig
+from coder.seams.model import Completion, Request, ScriptedModel
+from coder.seams.repo import Repo
 from coder.terminal import Terminal
-from coder.workspace import Workspace
+from coder.trust.selection import candidates as cands
+from coder.trust.selection import generation, selector
 from editformats import ToolCall, get_format
 
 from .gitrepo import git, make_repo
@@ -262,13 +263,13 @@ def test_pick_replaces_the_choice_with_a_new_commit(root: Path) -> None:
     chat.turn("area")
     assert "w + h" in (root / "shapes.py").read_text()
     other = label_of(chat, RIGHT)
-    outcome = chat.pick(other.lower())
+    outcome = pick(chat, other.lower())
     assert "w * h" in (root / "shapes.py").read_text()
     assert git(root, "log", "--format=%s", "-1").strip() == f"coder: use candidate {other} instead"
     assert outcome.commits and chat.selection.choice.label == other
     assert chat.last_edit.after["shapes.py"] == (root / "shapes.py").read_text()
     with pytest.raises(UsageError, match="no valid candidate 'Q'"):
-        chat.pick("Q")
+        pick(chat, "Q")
 
 
 def test_pick_refuses_when_the_files_changed_since(root: Path) -> None:
@@ -277,14 +278,14 @@ def test_pick_refuses_when_the_files_changed_since(root: Path) -> None:
     chat.turn("area")
     (root / "shapes.py").write_text("mine\n")
     with pytest.raises(CoderError, match="changed since the choice"):
-        chat.pick(label_of(chat, RIGHT))
+        pick(chat, label_of(chat, RIGHT))
     assert (root / "shapes.py").read_text() == "mine\n"
 
 
 def test_pick_needs_a_selection(root: Path) -> None:
     chat, _ = session(root, RoutedModel([RIGHT], []))
     with pytest.raises(CoderError, match="no candidates"):
-        chat.pick("A")
+        pick(chat, "A")
 
 
 TESTS = """\
@@ -321,7 +322,7 @@ def test_candidates_are_ranked_by_the_tests_in_temporary_copies(root: Path) -> N
 def test_the_commands(root: Path) -> None:
     model = RoutedModel([WRONG, RIGHT], ["?", "?"])
     chat, out = session(root, model)
-    line = repl.Chat(chat, chat.terminal, Config(), lambda name: model)
+    line = commands.Chat(chat, chat.terminal, Config(), lambda name: model)
     commands.dispatch(line, "/candidates 4")
     assert chat.config.candidates == 4
     with pytest.raises(UsageError, match="from 1 to 26"):

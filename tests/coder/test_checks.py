@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coder import checks
+from coder.chat import checks
 from coder.languages import GRAMMARS
 
 from .gitrepo import HELLO, git, make_repo

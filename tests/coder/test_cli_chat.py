@@ -128,10 +128,10 @@ def test_the_history_files_go_into_gitignore_when_accepted(repo: Path) -> None:
 def test_a_declined_gitignore_offer_is_not_made_again(repo: Path, monkeypatch) -> None:
     import io
 
-    from coder import startup
-    from coder.repo import Repo
+    from coder.chat import startup
+    from coder.edits.workspace import Workspace
+    from coder.seams.repo import Repo
     from coder.terminal import Terminal
-    from coder.workspace import Workspace
 
     answers = iter(["n"])
     monkeypatch.setattr("builtins.input", lambda prompt: next(answers))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from coder.config import Config, load
+from coder.chat.config import Config, load
 from coder.errors import UsageError
 
 

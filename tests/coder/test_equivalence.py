@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coder.equivalence import file_tier, key, tier
+from coder.trust.equivalence import file_tier, key, tier
 
 SAME = [
     ("a.py", "x = [1, 2]\n", "x = [1,2]  # a list\n", "ast"),

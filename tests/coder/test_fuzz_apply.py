@@ -20,7 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from coder import exits, offline
+from coder import exits
+from coder.chat import offline
 from coder.terminal import Terminal
 
 SECONDS = 5.0

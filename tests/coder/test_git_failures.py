@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from coder import exits
+from coder.chat.session import Session, SessionConfig
 from coder.cli import main
-from coder.model import ScriptedModel
-from coder.repo import Repo
-from coder.session import Session, SessionConfig
+from coder.edits.workspace import Workspace
+from coder.seams.model import ScriptedModel
+from coder.seams.repo import Repo
 from coder.terminal import Terminal
-from coder.workspace import Workspace
 from editformats import get_format
 
 from .gitrepo import HELLO, git, make_repo

@@ -226,7 +226,7 @@ def test_no_file_outside_the_repository_is_touched(repo: Path) -> None:
 
 
 def test_config_yes_true_is_read(tmp_path: Path) -> None:
-    from coder.config import load
+    from coder.chat.config import load
 
     (tmp_path / ".coder.conf.yml").write_text("yes: true\nauto-commits: no\nread: [~/a.md]\n")
     config = load(tmp_path, None, {"HOME": str(tmp_path)}, {})

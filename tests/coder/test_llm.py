@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from coder.errors import ModelError
-from coder.llm import LiteLLMModel, ModelSettings, resolve
-from coder.model import Message, Request
+from coder.seams.llm import LiteLLMModel, ModelSettings, resolve
+from coder.seams.model import Message, Request
 from editformats import diff_func
 
 from .fake_openai import Calls, CutOff, FakeOpenAI, Stall, Status, Text
@@ -119,6 +119,6 @@ def test_cut_off_stream_keeps_the_partial_text_and_is_not_retried() -> None:
 
 def test_aliases_and_lazy_import() -> None:
     assert resolve("sonnet").startswith("anthropic/") and resolve("my/model") == "my/model"
-    code = "import coder.llm, coder.cli, sys; print('litellm' in sys.modules)"
+    code = "import coder.seams.llm, coder.cli, sys; print('litellm' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

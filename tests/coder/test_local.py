@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from coder import local
 from coder.cli import main
 from coder.errors import UsageError
+from coder.seams import local
 
 from .gitrepo import HELLO, git, make_repo
 

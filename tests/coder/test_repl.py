@@ -9,13 +9,13 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from coder import commands, repl
-from coder.config import Config
-from coder.model import ScriptedModel
-from coder.repo import Repo
-from coder.session import Session
+from coder.chat import commands, repl
+from coder.chat.config import Config
+from coder.chat.session import Session
+from coder.edits.workspace import Workspace
+from coder.seams.model import ScriptedModel
+from coder.seams.repo import Repo
 from coder.terminal import Terminal
-from coder.workspace import Workspace
 from editformats import get_format
 
 from .gitrepo import HELLO, git, make_repo
@@ -27,7 +27,7 @@ REPLY = (
 
 
 @pytest.fixture
-def chat(tmp_path: Path) -> repl.Chat:
+def chat(tmp_path: Path) -> commands.Chat:
     make_repo(tmp_path, {"hello.py": HELLO, "other.py": "X = 1\n"})
     out = io.StringIO()
     terminal = Terminal(out=out, err=out)
@@ -39,17 +39,17 @@ def chat(tmp_path: Path) -> repl.Chat:
         terminal=terminal,
         weak_model=ScriptedModel(["Say hi"]),
     )
-    return repl.Chat(session, terminal, Config(), lambda name: ScriptedModel([], name=name))
+    return commands.Chat(session, terminal, Config(), lambda name: ScriptedModel([], name=name))
 
 
-def drive(chat: repl.Chat, keys: str) -> str:
+def drive(chat: commands.Chat, keys: str) -> str:
     with create_pipe_input() as pipe:
         pipe.send_text(keys)
         repl.loop(chat, prompt_input=pipe, prompt_output=DummyOutput())
     return chat.terminal.out.getvalue()
 
 
-def test_add_turn_undo_and_exit(chat: repl.Chat) -> None:
+def test_add_turn_undo_and_exit(chat: commands.Chat) -> None:
     root = chat.session.ws.root
     out = drive(chat, "/add hello.py\n/ls\nsay hi\n/undo\n/exit\n")
     assert "Added hello.py to the chat." in out
@@ -59,11 +59,11 @@ def test_add_turn_undo_and_exit(chat: repl.Chat) -> None:
     assert git(root, "log", "--format=%s").splitlines() == ["start"]
 
 
-def test_ctrl_d_leaves(chat: repl.Chat) -> None:
+def test_ctrl_d_leaves(chat: commands.Chat) -> None:
     assert "hello.py" not in drive(chat, "/ls\n\x04")
 
 
-def test_errors_are_shown_and_the_chat_goes_on(chat: repl.Chat) -> None:
+def test_errors_are_shown_and_the_chat_goes_on(chat: commands.Chat) -> None:
     out = drive(chat, "/nosuch\n/add ../x.py\n/help\n/exit\n")
     assert "unknown command /nosuch" in out
     assert "outside the repository" in out
@@ -79,7 +79,7 @@ def test_every_issue_command_is_registered() -> None:
     assert set(wanted.split()) <= set(commands.COMMANDS)
 
 
-def test_commands_change_the_session(chat: repl.Chat) -> None:
+def test_commands_change_the_session(chat: commands.Chat) -> None:
     out = drive(
         chat, "/add *.py\n/read-only other.py\n/edit-format whole\n/model other\n/drop\n/exit\n"
     )
@@ -89,14 +89,14 @@ def test_commands_change_the_session(chat: repl.Chat) -> None:
     assert "Added other.py read-only." in out
 
 
-def test_run_offers_output_to_the_chat(chat: repl.Chat) -> None:
+def test_run_offers_output_to_the_chat(chat: commands.Chat) -> None:
     chat.terminal.yes = True
     drive(chat, "!echo hello-from-shell\n/exit\n")
     assert "hello-from-shell" in chat.session.history[-2].content
 
 
 def test_test_in_a_sandbox_runs_on_a_copy_without_secrets(
-    chat: repl.Chat, tmp_path: Path, monkeypatch
+    chat: commands.Chat, tmp_path: Path, monkeypatch
 ) -> None:
     from dataclasses import replace
 
@@ -113,7 +113,7 @@ def test_test_in_a_sandbox_runs_on_a_copy_without_secrets(
 
 
 def test_tokens_shows_the_sessions_running_total_and_cost(tmp_path: Path) -> None:
-    from coder.model import Completion, Usage
+    from coder.seams.model import Completion, Usage
 
     make_repo(tmp_path)
     out = io.StringIO()
@@ -127,7 +127,7 @@ def test_tokens_shows_the_sessions_running_total_and_cost(tmp_path: Path) -> Non
         weak_model=ScriptedModel([Completion("Say hi", usage=Usage(300, 5, 0.0005))]),
         files=["hello.py"],
     )
-    chat = repl.Chat(session, terminal, Config(), lambda name: ScriptedModel([], name=name))
+    chat = commands.Chat(session, terminal, Config(), lambda name: ScriptedModel([], name=name))
     out = drive(chat, "say hi\n/tokens\n/exit\n")
     # The commit message the weak model wrote counts too.
     assert "Session: 1,300 tokens sent, 205 received, $0.0130." in out

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from coder.errors import GitError
-from coder.repo import Repo
+from coder.seams.repo import Repo
 
 from .gitrepo import git
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from coder import rtc
+from coder.chat.session import Session, SessionConfig
+from coder.edits.workspace import Workspace
 from coder.errors import CoderError, ModelError
-from coder.model import Completion, Request, ScriptedModel, Usage
-from coder.repo import Repo
-from coder.session import Session, SessionConfig
+from coder.seams.model import Completion, Request, ScriptedModel, Usage
+from coder.seams.repo import Repo
 from coder.terminal import Terminal
-from coder.workspace import Workspace
+from coder.trust import rtc
 from editformats import get_format
 
 from .gitrepo import make_repo

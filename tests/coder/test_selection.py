@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from coder.commit_message import COMMIT_PROMPT
-from coder.model import Completion, Request, ScriptedModel
-from coder.selection import generation, refine
+from coder.chat.commit_message import COMMIT_PROMPT
+from coder.seams.model import Completion, Request, ScriptedModel
+from coder.trust.selection import generation, refine
 
 from .fake_openai import FakeOpenAI, Text
 from .gitrepo import git, make_repo
@@ -240,7 +240,7 @@ def test_a_refinement_in_a_function_format_obeys_the_api(root: Path) -> None:
 
 @pytest.mark.parametrize("failing", [0, 1, 2, 5])
 def test_refinement_picks_the_closest_failing_candidates(failing: int) -> None:
-    from coder.selection.candidates import Candidate, TestEvidence
+    from coder.trust.selection.candidates import Candidate, TestEvidence
 
     groups = [
         Candidate(i, 0.0, None, tests=TestEvidence(False, failing=n))
@@ -284,7 +284,7 @@ def test_ctrl_c_stops_every_test_run_at_once(tmp_path: Path) -> None:
     import threading
     import time
 
-    from coder.selection import testing
+    from coder.trust.selection import testing
 
     (tmp_path / "a.txt").write_text("a\n")
     setup = testing.TestSetup("sleep 30", ("a.txt",))

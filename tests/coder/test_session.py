@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from coder.model import Completion, ScriptedModel, Usage
-from coder.repo import Repo
-from coder.session import Session, SessionConfig
+from coder.chat.session import Session, SessionConfig
+from coder.edits.workspace import Workspace
+from coder.seams.model import Completion, ScriptedModel, Usage
+from coder.seams.repo import Repo
 from coder.terminal import Terminal
-from coder.workspace import Workspace
 from editformats import ToolCall, get_format
 
 from .gitrepo import HELLO, git, make_repo
@@ -197,7 +197,7 @@ def test_ctrl_c_after_an_edit_was_written_commits_it_first(root: Path) -> None:
 
 def test_one_request_exit_statuses(root: Path) -> None:
     from coder import exits
-    from coder.startup import _one_request
+    from coder.chat.startup import _one_request
 
     good = block('    return "hello"\n', '    return "hi"\n')
     bad = block("nothing like this\n", "x\n")

@@ -14,14 +14,14 @@ import pytest
 
 from benchmark import cli as benchmark_cli
 from benchmark.oracle import reply_for
-from coder.commit_message import COMMIT_PROMPT
-from coder.llm import LiteLLMModel, ModelSettings
-from coder.model import Message, Request
+from coder.chat.commit_message import COMMIT_PROMPT
+from coder.chat.session import Session, SessionConfig
+from coder.edits.workspace import Workspace
 from coder.prompt import FILES_INTRO
-from coder.repo import Repo
-from coder.session import Session, SessionConfig
+from coder.seams.llm import LiteLLMModel, ModelSettings
+from coder.seams.model import Message, Request
+from coder.seams.repo import Repo
 from coder.terminal import Terminal
-from coder.workspace import Workspace
 from editformats import FORMATS, get_format
 from exercism import discover
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from coder.edits.workspace import FileText, Workspace, decode, encode
 from coder.errors import FileEncodingError, PathError, WriteError
-from coder.workspace import FileText, Workspace, decode, encode
 
 
 def files(root: Path) -> dict[str, bytes]:

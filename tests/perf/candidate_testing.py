@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from coder.selection import testing
+from coder.trust.selection import testing
 from sandbox import SandboxError, get_sandbox
 
 TEST = "import time, sys\ntime.sleep(3)\nsys.exit(0 if 'x = 2' in open('m.py').read() else 1)\n"

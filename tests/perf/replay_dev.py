@@ -20,7 +20,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from coder import offline
+from coder.chat import offline
 from coder.terminal import Terminal
 
 DEFAULT_CASES = Path(__file__).resolve().parents[3] / "shared" / "replay-dev"

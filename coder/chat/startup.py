@@ -7,15 +7,15 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from coder import config as settings
 from coder import exits
+from coder.chat import config as settings
+from coder.chat.session import Session, SessionConfig, spent
+from coder.edits.workspace import Workspace
 from coder.errors import PathError, UsageError
-from coder.repo import NO_IDENTITY, Repo
-from coder.rtc import RtcSettings
-from coder.selection.candidates import MAX_CANDIDATES
-from coder.session import Session, SessionConfig, spent
+from coder.seams.repo import NO_IDENTITY, Repo
 from coder.terminal import Terminal
-from coder.workspace import Workspace
+from coder.trust.rtc import RtcSettings
+from coder.trust.selection.candidates import MAX_CANDIDATES
 
 TRANSCRIPT = ".coder.chat.history.md"
 """Every chat is appended to this file at the repository root."""
@@ -52,9 +52,9 @@ def run(args: argparse.Namespace, terminal: Terminal, environ: Mapping[str, str]
         status = _one_request(session, message, terminal)
         _say_spent(session, terminal)
         return status
-    from coder import repl
+    from coder.chat import commands, repl
 
-    chat = repl.Chat(session, terminal, config, lambda name: _model(config, name, terminal))
+    chat = commands.Chat(session, terminal, config, lambda name: _model(config, name, terminal))
     repl.loop(chat)
     _say_spent(chat.session, terminal)
     return exits.OK
@@ -194,10 +194,10 @@ def _sandbox(kind: str | None, terminal: Terminal):
 
 
 def _model(config, name: str, terminal: Terminal):
-    from coder.llm import LiteLLMModel, ModelSettings
+    from coder.seams.llm import LiteLLMModel, ModelSettings
 
     if name == "local":
-        from coder import local
+        from coder.seams import local
 
         served = local.serve(config.local_model, on_status=terminal.say)
         model_settings = ModelSettings(

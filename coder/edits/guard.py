@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from coder.repo import Repo
+from coder.seams.repo import Repo
 
 _NAMES = {
     ".envrc": "your shell runs when you enter its folder (direnv)",

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from coder.model import Completion, Message, Model, Request, Usage, complete_all, usage_of
-from coder.selection.candidates import Candidate
+from coder.seams.model import Completion, Message, Model, Request, Usage, complete_all, usage_of
+from coder.trust.selection.candidates import Candidate
 
 PLAN = (
     "Before you change anything, write a short plan: in at most six lines, what the request"

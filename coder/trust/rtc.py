@@ -1,6 +1,6 @@
 """Round-trip correctness of an edit, after Allamanis et al. 2024 and Patched RTC (Sharma 2024):
 the model describes the change, re-makes it from each description alone, and each re-made
-change is judged equivalent or not (coder/equivalence.py, then the tests' behaviour)."""
+change is judged equivalent or not (coder/trust/equivalence.py, then the tests' behaviour)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
-from coder import equivalence, prompt
-from coder.editing import unified_diff
-from coder.model import Completion, Message, Model, Request, Usage, complete_all, usage_of
+from coder import prompt
+from coder.edits.editing import unified_diff
+from coder.seams.model import Completion, Message, Model, Request, Usage, complete_all, usage_of
 from coder.terminal import Terminal
+from coder.trust import equivalence
 from editformats import EditFormat, ReplyError
 
 DESCRIBE = """\

@@ -2,28 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 from pathlib import Path
 
-from coder import commands
-from coder.config import Config
+from coder.chat import commands
+from coder.chat.commands import Chat
 from coder.errors import CoderError
-from coder.model import Model
-from coder.session import Session
-from coder.terminal import Terminal
 
 HISTORY_FILE = ".coder.input.history"
-
-
-@dataclass
-class Chat:
-    """What the commands act on: the session, the terminal, the settings."""
-
-    session: Session
-    terminal: Terminal
-    config: Config
-    make_model: Callable[[str], Model]
 
 
 def run_line(chat: Chat, line: str) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from coder.errors import ModelError
-from coder.model import Completion, Request, Usage
+from coder.seams.model import Completion, Request, Usage
 from editformats import ToolCall
 
 ALIASES = {

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from coder.model import Model
-from coder.selection import selector
-from coder.selection.candidates import Candidate
-from coder.selection.selector import Choice
+from coder.seams.model import Model
+from coder.trust.selection import selector
+from coder.trust.selection.candidates import Candidate
+from coder.trust.selection.selector import Choice
 
 
 def eligible(groups: list[Candidate]) -> tuple[list[Candidate], bool]:

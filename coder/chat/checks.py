@@ -11,9 +11,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from coder.chat.turns import TurnOutcome
 from coder.languages import parser_for
 from coder.terminal import Terminal
-from coder.turns import TurnOutcome
 
 MAX_OUTPUT = 8_000
 """Characters of a command's output the model sees (the end, where the failures are)."""

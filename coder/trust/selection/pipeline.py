@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from coder.model import Completion, Model, Request, Usage, complete_all, usage_of
-from coder.selection import candidates as cands
-from coder.selection import generation, refine, rules, testing
-from coder.selection.candidates import Candidate
-from coder.selection.selector import Choice
-from coder.selection.testing import TestRun, TestSetup
-from coder.workspace import Workspace
+from coder.edits.workspace import Workspace
+from coder.seams.model import Completion, Model, Request, Usage, complete_all, usage_of
+from coder.trust.selection import candidates as cands
+from coder.trust.selection import generation, refine, rules, testing
+from coder.trust.selection.candidates import Candidate
+from coder.trust.selection.selector import Choice
+from coder.trust.selection.testing import TestRun, TestSetup
 from editformats import EditFormat
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from coder.model import Completion, Message, Model, Request, Usage, answered, with_ids
-from coder.selection.candidates import Candidate
+from coder.seams.model import Completion, Message, Model, Request, Usage, answered, with_ids
+from coder.trust.selection.candidates import Candidate
 
 SYSTEM = """\
 You judge candidate changes that separate attempts made for one programming request, and pick \

@@ -6,15 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from coder.editing import Proposal, unified_diff
+from coder.chat.turns import TurnOutcome
+from coder.edits.editing import Proposal, unified_diff
+from coder.edits.workspace import FileText, Workspace
 from coder.errors import CoderError, UsageError
-from coder.selection.selector import Choice
 from coder.terminal import Terminal
-from coder.turns import TurnOutcome
-from coder.workspace import FileText, Workspace
+from coder.trust.selection.selector import Choice
 
 if TYPE_CHECKING:
-    from coder.session import Session
+    from coder.chat.session import Session
 
 
 @dataclass(frozen=True)

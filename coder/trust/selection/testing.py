@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from coder.selection.candidates import TestEvidence
+from coder.trust.selection.candidates import TestEvidence
 from sandbox import MAX_OUTPUT, Limits, Sandbox, redact, secret_values
 
 REPORT = "coder-junit.xml"

@@ -1,6 +1,6 @@
 """What a model is to coder: messages in, a completion out; and a scripted model for tests.
 
-The real models live behind `coder.llm`, the only module that imports litellm.
+The real models live behind `coder.seams.llm`, the only module that imports litellm.
 """
 
 from __future__ import annotations

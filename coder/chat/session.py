@@ -11,18 +11,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from coder import architect as architect_mode
-from coder import checks, editing, prompt, rtc, selection
-from coder.commit_message import write_commit_message
+from coder import prompt
+from coder.chat import architect, checks
+from coder.chat.commit_message import write_commit_message
+from coder.chat.turns import SessionConfig, TurnOutcome
+from coder.edits import editing
+from coder.edits.workspace import FileText, Workspace
 from coder.errors import CoderError, GitError, NotCommitted, WriteError
-from coder.model import Completion, Message, Model, Request, Usage, answered, with_ids
-from coder.repo import Repo
-from coder.rtc import Change, RtcReport
-from coder.selection import Selection, testing
-from coder.selection.swap import pick
+from coder.seams.model import Completion, Message, Model, Request, Usage, answered, with_ids
+from coder.seams.repo import Repo
 from coder.terminal import Terminal
-from coder.turns import SessionConfig, TurnOutcome
-from coder.workspace import FileText, Workspace
+from coder.trust import rtc, selection
+from coder.trust.rtc import Change, RtcReport
+from coder.trust.selection import Selection, testing
 from editformats import EditFormat, ReplyError, TruncatedReply, feedback
 from editformats.errors import truncated
 
@@ -75,7 +76,7 @@ class Session:
         with --rtc, then check the edit's round trip. In architect mode (the config's, unless
         architect says otherwise), the main model plans and the editor model edits."""
         if self.config.architect if architect is None else architect:
-            return architect_mode.turn(self, text)
+            return self._architect_turn(text)
         originals: dict[str, str | None] = {}
 
         def one(message: str) -> TurnOutcome:
@@ -92,6 +93,24 @@ class Session:
         if self.config.rtc and outcome.changed and not self.config.dry_run:
             self.round_trip()
         return outcome
+
+    def _architect_turn(self, text: str) -> TurnOutcome:
+        """One request in architect mode: the main model's plan, then the edit it describes,
+        written by the editor model. The user sees both replies."""
+        self.terminal.say(f"Architect ({self.model.name}) plans the change:")
+        plan = self.converse(text, architect.ARCHITECT_SYSTEM, "architect")
+        if plan.interrupted:
+            return TurnOutcome(interrupted=True)
+        if not plan.text.strip():
+            self.terminal.error(
+                "The architect's reply is empty: there is nothing for the editor to do."
+            )
+            return TurnOutcome(failed=True)
+        editor = self.editor_model or self.model
+        self.terminal.say(f"Editor ({editor.name}) writes the edit:")
+        with self.using(editor):
+            request = architect.EDITOR_REQUEST.format(plan=plan.text.strip())
+            return self.turn(request, architect=False)
 
     def _one_turn(self, text: str) -> TurnOutcome:
         """One request and its reflections. Interrupted after some edits were written, it
@@ -449,10 +468,6 @@ class Session:
                 if not original.exists:
                     self.ws.remove(path)
         return TurnOutcome(failed=True)
-
-    def pick(self, label: str) -> TurnOutcome:
-        """Replace the chosen candidate's change with another candidate's, as a new commit."""
-        return pick(self, label)
 
     def _commit_message(self, changed: tuple[str, ...]) -> str:
         message, used = write_commit_message(

@@ -6,11 +6,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from coder import editing, exits
+from coder import exits
+from coder.edits import editing
+from coder.edits.workspace import Workspace
 from coder.errors import GitError, NotCommitted, PathError, UsageError, WriteError
-from coder.repo import Repo
+from coder.seams.repo import Repo
 from coder.terminal import Terminal
-from coder.workspace import Workspace
 from editformats import Reply, ReplyError, TruncatedReply, feedback, get_format
 
 

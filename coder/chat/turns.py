@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from coder.rtc import RtcSettings
+from coder.trust.rtc import RtcSettings
 from sandbox import Sandbox
 
 
@@ -21,7 +21,7 @@ class SessionConfig:
     stream: bool = True
     """Show the reply while it arrives, rather than once it is complete."""
     candidates: int = 1
-    """Candidate replies per request; with more than one, the rules of coder/selection choose."""
+    """Candidate replies per request; with more than one, coder/trust/selection chooses."""
     test_cmd: str | None = None
     """The test command; when set, candidates must pass it to be chosen."""
     candidate_tests: bool = True

@@ -1,5 +1,5 @@
 """Candidate patches for one request: validated in memory, grouped by the change they make (the
-equivalence judge of coder/equivalence.py) with vote counts, and labelled. Nothing here writes
+equivalence judge of coder/trust/equivalence.py) with vote counts, and labelled. Nothing here writes
 to the working tree."""
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from coder import editing, equivalence
-from coder.model import Completion, Message
-from coder.workspace import Workspace
+from coder.edits import editing
+from coder.edits.workspace import Workspace
+from coder.seams.model import Completion, Message
+from coder.trust import equivalence
 from editformats import EditFormat, ReplyError
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"

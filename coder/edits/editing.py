@@ -15,11 +15,11 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
-from coder import guard
+from coder.edits import guard
+from coder.edits.workspace import FileText, Workspace
 from coder.errors import GitError, NotCommitted, PathError
-from coder.repo import Repo, listed
+from coder.seams.repo import Repo, listed
 from coder.terminal import Terminal
-from coder.workspace import FileText, Workspace
 from editformats import ApplyResult, Edit, EditFormat, Failure, Reply
 from editformats.paths import NO_TREE, Tree, clean, normalize, tree_of
 

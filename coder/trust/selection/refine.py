@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from coder.model import Message, Request, answered, with_ids
-from coder.selection.candidates import Candidate, files_after
+from coder.seams.model import Message, Request, answered, with_ids
+from coder.trust.selection.candidates import Candidate, files_after
 
 WIDTH = 3
 """Failing candidates refined in one round (those failing the fewest tests)."""

@@ -3,8 +3,8 @@ the invalid candidates one by one, then the choice, the rule that made it, and i
 
 from __future__ import annotations
 
-from coder.selection.pipeline import Selection
 from coder.terminal import Terminal
+from coder.trust.selection.pipeline import Selection
 
 COLUMNS = ["label", "votes", "temp", "asked with", "valid", "tests", "size", ""]
 

@@ -9,11 +9,26 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from coder.chat.pick import pick
 from coder.errors import CoderError, PathError, UsageError
-from coder.selection import testing
+from coder.trust.selection import testing
 
 if TYPE_CHECKING:
-    from coder.repl import Chat
+    from coder.chat.config import Config
+    from coder.chat.session import Session
+    from coder.seams.model import Model
+    from coder.terminal import Terminal
+
+
+@dataclass
+class Chat:
+    """What the commands act on: the session, the terminal, the settings, and how to make a
+    model from a name (/model, /architect's editor)."""
+
+    session: Session
+    terminal: Terminal
+    config: Config
+    make_model: Callable[[str], Model]
 
 
 @dataclass(frozen=True)
@@ -57,7 +72,7 @@ def dispatch(chat: Chat, line: str) -> None:
     "add", "Add files to the chat (globs work; a missing file is added as new, if you agree).", True
 )
 def _add(chat: Chat, args: str) -> None:
-    from coder import guard
+    from coder.edits import guard
 
     session = chat.session
     for name in _names(args):
@@ -241,7 +256,7 @@ def _edit_format(chat: Chat, args: str) -> None:
 
 @command("candidates", "Ask for N candidate replies per request (1 turns it off).")
 def _candidates(chat: Chat, args: str) -> None:
-    from coder.selection.candidates import MAX_CANDIDATES
+    from coder.trust.selection.candidates import MAX_CANDIDATES
 
     if not args:
         chat.terminal.say(f"Candidates per request: {chat.session.config.candidates}.")
@@ -256,7 +271,7 @@ def _candidates(chat: Chat, args: str) -> None:
 def _pick(chat: Chat, args: str) -> None:
     if not args:
         raise UsageError("/pick needs a candidate's label, such as /pick B")
-    chat.session.pick(args)
+    pick(chat.session, args)
 
 
 @command("rtc", "Round-trip check of the last edit (--request: the describer sees the request).")
@@ -283,7 +298,7 @@ def _tokens(chat: Chat, args: str) -> None:
         total += n
         chat.terminal.say(f"{n:>9,}  {label}")
     chat.terminal.say(f"{total:>9,}  in all")
-    from coder.session import spent
+    from coder.chat.session import spent
 
     chat.terminal.say(spent(chat.session.usage))
 

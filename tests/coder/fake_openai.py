@@ -3,14 +3,16 @@
 Every request is first checked against the API's rules (openai_rules): a request the real API
 would reject gets the same status and error body, and the test that sent it sees a failure.
 A valid request takes the next step of the script: streamed text, streamed tool calls (each
-with an id of its own), an HTTP error, a stall, a stream cut off before its end, or a callable
-that makes the step from the request body. Every request body is recorded, and every
-rejection too (in rejected).
+with an id of its own), an HTTP error (with headers such as Retry-After), a stall, a stream cut
+off before its end, raw bytes (a malformed stream, say), or a callable that makes the step from
+the request body. Every request body and its headers are recorded, and every rejection too
+(in rejected).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -46,6 +48,8 @@ class Status:
     error_code: str | None = None
     body: dict | None = None
     """The whole error body, when a rule made it."""
+    headers: tuple[tuple[str, str], ...] = ()
+    """Response headers to send, such as ("Retry-After", "1")."""
 
 
 @dataclass(frozen=True)
@@ -63,16 +67,26 @@ class CutOff:
     text: str
 
 
+@dataclass(frozen=True)
+class Raw:
+    """Answer 200 with these bytes as the whole body, as they are."""
+
+    data: bytes
+    content_type: str = "text/event-stream"
+
+
 class FakeOpenAI:
     """`with FakeOpenAI([Text("hi")]) as server:` serves server.base_url until the block ends."""
 
     def __init__(self, script: list | Callable[[dict], object]):
         self.script = script if callable(script) else list(script)
         self.requests: list[dict] = []
+        self.headers: list[dict[str, str]] = []
+        """The headers of each request, names in lower case, and its path under ":path"."""
         self.rejected: list[dict] = []
         """The error bodies of the requests the rules rejected."""
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server = _Server(("127.0.0.1", 0), _handler(self))
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
     def __enter__(self) -> FakeOpenAI:
@@ -83,11 +97,12 @@ class FakeOpenAI:
         self._server.shutdown()
         self._server.server_close()
 
-    def next_step(self, body: dict):
+    def next_step(self, body: dict, headers: dict[str, str] | None = None):
         """The step answering a request: its rejection when it breaks a rule, else the next of
         the script (or what the script's callable makes of the body)."""
         with self._lock:
             self.requests.append(body)
+            self.headers.append(headers or {})
             number = len(self.requests)
         try:
             openai_rules.check(body)
@@ -101,6 +116,13 @@ class FakeOpenAI:
             return number, self.script.pop(0)
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        """A client that hangs up mid-reply (Ctrl-C, a timeout) is no error of the server's."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 def _handler(fake: FakeOpenAI):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -110,14 +132,18 @@ def _handler(fake: FakeOpenAI):
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-            number, step = fake.next_step(body)
+            headers = {k.lower(): v for k, v in self.headers.items()} | {":path": self.path}
+            number, step = fake.next_step(body, headers)
             if isinstance(step, Stall):
                 time.sleep(step.seconds)
                 step = step.then
             if isinstance(step, Status):
                 error = {"message": step.message, "type": "error", "code": step.error_code}
                 data = step.body or {"error": error}
-                self._send(step.code, json.dumps(data).encode(), "application/json")
+                self._send(step.code, json.dumps(data).encode(), "application/json", step.headers)
+                return
+            if isinstance(step, Raw):
+                self._send(200, step.data, step.content_type)
                 return
             if not body.get("stream"):
                 self._send(200, json.dumps(_whole(step, body)).encode(), "application/json")
@@ -142,9 +168,11 @@ def _handler(fake: FakeOpenAI):
             self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
             self.wfile.flush()
 
-        def _send(self, code: int, data: bytes, kind: str) -> None:
+        def _send(self, code: int, data: bytes, kind: str, headers=()) -> None:
             self.send_response(code)
             self.send_header("Content-Type", kind)
+            for name, value in headers:
+                self.send_header(name, value)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)

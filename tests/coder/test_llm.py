@@ -1,61 +1,81 @@
-"""The litellm seam against an OpenAI-compatible server on 127.0.0.1."""
+"""The model seam against an OpenAI-compatible server on 127.0.0.1."""
 
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
+import time
 
 import pytest
 
 from coder.errors import ModelError
-from coder.seams.llm import LiteLLMModel, ModelSettings, resolve
+from coder.seams.llm import (
+    LiteLLMModel,
+    ModelSettings,
+    resolve,
+    via_litellm,
+)
 from coder.seams.model import Message, Request
 from editformats import diff_func
 
 from .fake_openai import Calls, CutOff, FakeOpenAI, Stall, Status, Text
 
 REQUEST = Request((Message("user", "hello"),))
+ROUTES = {"litellm": LiteLLMModel}
 
 
-def model(server: FakeOpenAI, retries: int = 2, timeout: float = 5.0) -> tuple[LiteLLMModel, list]:
+def model(
+    server: FakeOpenAI | str,
+    route: str,
+    retries: int = 2,
+    timeout: float = 5.0,
+    name: str = "openai/test-model",
+) -> tuple[LiteLLMModel, list]:
     notes: list[str] = []
-    settings = ModelSettings(
-        "openai/test-model",
-        server.base_url,
-        "sk-test",
-        timeout=timeout,
-        retries=retries,
-        backoff=0.01,
-    )
-    return LiteLLMModel(settings, on_retry=notes.append), notes
+    base = server if isinstance(server, str) else server.base_url
+    settings = ModelSettings(name, base, "sk-test", timeout=timeout, retries=retries, backoff=0.01)
+    return ROUTES[route](settings, on_retry=notes.append), notes
 
 
-def test_streams_text_and_usage() -> None:
+def test_streams_text_and_usage(route: str) -> None:
     pieces: list[str] = []
     with FakeOpenAI([Text("Hello there, world", chunk_size=4)]) as server:
-        llm, _ = model(server)
+        llm, _ = model(server, route)
         completion = llm.complete(REQUEST, on_text=pieces.append)
     assert completion.text == "Hello there, world" and len(pieces) > 2
     assert "".join(pieces) == completion.text
     assert (completion.usage.prompt_tokens, completion.usage.completion_tokens) == (11, 7)
     assert server.requests[0]["messages"] == [{"role": "user", "content": "hello"}]
+    assert server.requests[0]["model"] == "test-model"
+    assert server.headers[0]["authorization"] == "Bearer sk-test"
 
 
-def test_forced_tool_call() -> None:
+def test_forced_tool_call(route: str) -> None:
     arguments = json.dumps({"explanation": "x", "edits": [{"path": "a.py"}]})
     with FakeOpenAI([Calls((("replace_lines", arguments),))]) as server:
-        llm, _ = model(server)
+        llm, _ = model(server, route)
         completion = llm.complete(Request(REQUEST.messages, tools=(diff_func.TOOL,)))
     assert [(c.name, c.arguments) for c in completion.tool_calls] == [("replace_lines", arguments)]
+    assert completion.tool_calls[0].id == "call_1_0"
     body = server.requests[0]
     assert body["tool_choice"] == {"type": "function", "function": {"name": "replace_lines"}}
     assert body["tools"][0]["function"]["name"] == "replace_lines"
 
 
-def test_temperature_seed_and_the_smaller_token_cap_are_sent() -> None:
+def test_several_tool_calls_are_assembled_by_index(route: str) -> None:
+    calls = (("replace_lines", '{"a": "' + "x" * 50 + '"}'), ("replace_lines", '{"b": 2}'))
+    with FakeOpenAI([Calls(calls)]) as server:
+        llm, _ = model(server, route)
+        completion = llm.complete(Request(REQUEST.messages, tools=(diff_func.TOOL,)))
+    assert [(c.name, c.arguments) for c in completion.tool_calls] == list(calls)
+    assert [c.id for c in completion.tool_calls] == ["call_1_0", "call_1_1"]
+
+
+def test_temperature_seed_and_the_smaller_token_cap_are_sent(route: str) -> None:
     with FakeOpenAI([Text("a"), Text("b")]) as server:
-        llm, _ = model(server)
+        llm, _ = model(server, route)
         llm.settings = ModelSettings("openai/m", server.base_url, "k", max_tokens=2048)
         llm.complete(Request(REQUEST.messages, temperature=0.7, seed=3, max_tokens=100))
         llm.complete(REQUEST)
@@ -64,17 +84,27 @@ def test_temperature_seed_and_the_smaller_token_cap_are_sent() -> None:
     assert second["max_tokens"] == 2048 and "seed" not in second
 
 
-def test_rate_limit_and_server_errors_are_retried() -> None:
+def test_rate_limit_and_server_errors_are_retried(route: str) -> None:
     script = [Status(429, "slow down"), Status(500, "oops"), Text("fine")]
     with FakeOpenAI(script) as server:
-        llm, notes = model(server)
+        llm, notes = model(server, route)
         assert llm.complete(REQUEST).text == "fine"
-    assert len(notes) == 2 and "rate limited" in notes[0]
+    assert len(notes) == 2 and "rate limited" in notes[0] and "server error" in notes[1]
 
 
-def test_retries_run_out() -> None:
+def test_retry_after_is_honoured(route: str) -> None:
+    script = [Status(429, "slow down", headers=(("Retry-After", "1"),)), Text("fine")]
+    with FakeOpenAI(script) as server:
+        llm, notes = model(server, route)
+        began = time.monotonic()
+        assert llm.complete(REQUEST).text == "fine"
+    assert time.monotonic() - began >= 1.0
+    assert notes == ["rate limited (429); retrying in 1 s"]
+
+
+def test_retries_run_out(route: str) -> None:
     with FakeOpenAI([Status(429, "slow down")] * 3) as server:
-        llm, _ = model(server, retries=2)
+        llm, _ = model(server, route, retries=2)
         with pytest.raises(ModelError, match="rate limited"):
             llm.complete(REQUEST)
 
@@ -90,31 +120,85 @@ def test_retries_run_out() -> None:
             ),
             "context window",
         ),
+        (Status(400, "Invalid value: 'whatever'."), "Invalid value: 'whatever'."),
     ],
 )
-def test_clear_errors_without_retry(status: Status, words: str) -> None:
+def test_clear_errors_without_retry(route: str, status: Status, words: str) -> None:
     with FakeOpenAI([status]) as server:
-        llm, notes = model(server)
+        llm, notes = model(server, route)
         with pytest.raises(ModelError, match=words):
             llm.complete(REQUEST)
     assert notes == [] and len(server.requests) == 1
 
 
-def test_timeout() -> None:
+def test_timeout(route: str) -> None:
     with FakeOpenAI([Stall(3), Stall(3)]) as server:
-        llm, notes = model(server, retries=1, timeout=1)
+        llm, notes = model(server, route, retries=1, timeout=1)
         with pytest.raises(ModelError, match="did not answer in time"):
             llm.complete(REQUEST)
     assert len(notes) == 1
 
 
-def test_cut_off_stream_keeps_the_partial_text_and_is_not_retried() -> None:
+def test_cut_off_stream_keeps_the_partial_text_and_is_not_retried(route: str) -> None:
     with FakeOpenAI([CutOff("partial answer")]) as server:
-        llm, notes = model(server)
+        llm, notes = model(server, route)
         with pytest.raises(ModelError) as caught:
             llm.complete(REQUEST)
     assert caught.value.partial == "partial answer"
     assert notes == []
+
+
+def test_ctrl_c_stops_the_reply_and_keeps_what_arrived(route: str) -> None:
+    pieces: list[str] = []
+
+    def on_text(piece: str) -> None:
+        pieces.append(piece)
+        if len(pieces) == 2:
+            raise KeyboardInterrupt
+
+    with FakeOpenAI([Text("one two three four five", chunk_size=4)]) as server:
+        llm, _ = model(server, route)
+        completion = llm.complete(REQUEST, on_text=on_text)
+    assert completion.interrupted and completion.text == "one two "
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 with nothing listening on it."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_a_refused_connection_fails_at_once_naming_the_url(route: str) -> None:
+    base = f"http://127.0.0.1:{free_port()}/v1"
+    llm, notes = model(base, route, retries=5)
+    llm.settings = ModelSettings("openai/test-model", base, "k", retries=5, backoff=1.0)
+    via_litellm.load()  # not timed: the import takes seconds
+    began = time.monotonic()
+    with pytest.raises(ModelError) as caught:
+        llm.complete(REQUEST)
+    assert time.monotonic() - began < 5 and notes == []
+    assert (
+        str(caught.value)
+        == f"cannot connect to {base} (connection refused): is the server running?"
+    )
+
+
+def test_an_unknown_host_fails_at_once_naming_the_url(route: str, monkeypatch) -> None:
+    def no_such_host(*args, **kwargs):
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_such_host)
+    llm, notes = model("http://no-such-host.invalid/v1", route, retries=5)
+    with pytest.raises(ModelError, match=r"cannot connect to http://no-such-host.invalid/v1 \("):
+        llm.complete(REQUEST)
+    assert notes == []
+
+
+def test_the_price_is_unknown_for_a_model_litellm_does_not_know(route: str) -> None:
+    with FakeOpenAI([Text("hi")]) as server:
+        llm, _ = model(server, route)
+        assert llm.complete(REQUEST).usage.cost is None
 
 
 def test_aliases_and_lazy_import() -> None:
@@ -122,3 +206,17 @@ def test_aliases_and_lazy_import() -> None:
     code = "import coder.seams.llm, coder.cli, sys; print('litellm' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_preloading_imports_litellm_in_the_background() -> None:
+    code = (
+        "import sys, threading\n"
+        "from coder.seams.llm import via_litellm\n"
+        "assert via_litellm.loaded() is None\n"
+        "via_litellm.preload(); via_litellm.preload()\n"
+        "names = [t.name for t in threading.enumerate()]\n"
+        "print(names.count('import litellm'), via_litellm.load().__name__,"
+        " via_litellm.loaded().__name__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["1", "litellm", "litellm"], out.stderr

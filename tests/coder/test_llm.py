@@ -1,4 +1,5 @@
-"""The model seam against an OpenAI-compatible server on 127.0.0.1."""
+"""The model seam against an OpenAI-compatible server on 127.0.0.1, over both routes: through
+litellm and straight over HTTP. Each test runs on both unless its name says otherwise."""
 
 from __future__ import annotations
 
@@ -12,18 +13,20 @@ import pytest
 
 from coder.errors import ModelError
 from coder.seams.llm import (
+    DirectModel,
     LiteLLMModel,
     ModelSettings,
+    get_model,
     resolve,
     via_litellm,
 )
 from coder.seams.model import Message, Request
-from editformats import diff_func
+from editformats import ToolCall, diff_func
 
-from .fake_openai import Calls, CutOff, FakeOpenAI, Stall, Status, Text
+from .fake_openai import Calls, CutOff, FakeOpenAI, Raw, Stall, Status, Text
 
 REQUEST = Request((Message("user", "hello"),))
-ROUTES = {"litellm": LiteLLMModel}
+ROUTES = {"litellm": LiteLLMModel, "direct": DirectModel}
 
 
 def model(
@@ -32,7 +35,7 @@ def model(
     retries: int = 2,
     timeout: float = 5.0,
     name: str = "openai/test-model",
-) -> tuple[LiteLLMModel, list]:
+) -> tuple[LiteLLMModel | DirectModel, list]:
     notes: list[str] = []
     base = server if isinstance(server, str) else server.base_url
     settings = ModelSettings(name, base, "sk-test", timeout=timeout, retries=retries, backoff=0.01)
@@ -82,6 +85,26 @@ def test_temperature_seed_and_the_smaller_token_cap_are_sent(route: str) -> None
     first, second = server.requests
     assert (first["temperature"], first["seed"], first["max_tokens"]) == (0.7, 3, 100)
     assert second["max_tokens"] == 2048 and "seed" not in second
+
+
+def test_both_routes_send_the_same_request() -> None:
+    messages = (
+        Message("system", "be brief"),
+        Message("user", "hello"),
+        Message("assistant", "", (ToolCall("replace_lines", "{}", "call_9"),)),
+        Message("tool", "applied", tool_call_id="call_9"),
+        Message("user", "again"),
+    )
+    request = Request(messages, 0.3, (diff_func.TOOL,), "auto", seed=4, max_tokens=50)
+    bodies = []
+    for route in sorted(ROUTES):
+        with FakeOpenAI([Text("ok")]) as server:
+            llm, _ = model(server, route)
+            llm.complete(request)
+        assert server.rejected == []
+        bodies.append(server.requests[0])
+    via_litellm, direct = bodies
+    assert {k: v for k, v in via_litellm.items() if k in direct} == direct
 
 
 def test_rate_limit_and_server_errors_are_retried(route: str) -> None:
@@ -201,11 +224,53 @@ def test_the_price_is_unknown_for_a_model_litellm_does_not_know(route: str) -> N
         assert llm.complete(REQUEST).usage.cost is None
 
 
+def test_the_route_taken() -> None:
+    direct = ModelSettings("openai/m", "http://127.0.0.1:1/v1")
+    assert isinstance(get_model(direct, {}), DirectModel)
+    assert isinstance(get_model(direct, {}, via_litellm=True), LiteLLMModel)
+    assert isinstance(get_model(ModelSettings("openai/m"), {}), LiteLLMModel)
+    assert isinstance(get_model(ModelSettings("sonnet", "http://127.0.0.1:1"), {}), LiteLLMModel)
+    keyed = get_model(direct, {"OPENAI_API_KEY": "sk-env"})
+    assert keyed.settings.api_key == "sk-env"
+    assert get_model(
+        ModelSettings("openai/m", direct.api_base, "sk-flag"), {}
+    ).settings.api_key == ("sk-flag")
+    proxied = {"HTTP_PROXY": "http://proxy:3128"}
+    assert isinstance(get_model(direct, proxied), LiteLLMModel)
+    assert isinstance(get_model(direct, proxied | {"no_proxy": "127.0.0.1"}), DirectModel)
+
+
 def test_aliases_and_lazy_import() -> None:
     assert resolve("sonnet").startswith("anthropic/") and resolve("my/model") == "my/model"
     code = "import coder.seams.llm, coder.cli, sys; print('litellm' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_direct_route_never_imports_litellm() -> None:
+    """Not for the price, the context window, nor tokens the server did not count (those are
+    estimated at four characters a token)."""
+    no_usage = Raw(b'data: {"choices": [{"delta": {"content": "12345678"}}]}\n\n')
+    with FakeOpenAI([Text("hi"), no_usage]) as server:
+        code = (
+            "import sys\n"
+            "from coder.seams.llm import ModelSettings, get_model\n"
+            "from coder.seams.model import Message, Request\n"
+            f"llm = get_model(ModelSettings('openai/m', {server.base_url!r}), {{}})\n"
+            "request = Request((Message('user', 'hello'),))\n"
+            "answer = llm.complete(request)\n"
+            "print(answer.text, answer.usage.cost, llm.context_window())\n"
+            "print(llm.complete(request).usage)\n"
+            "print('litellm' in sys.modules)"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+        )
+    assert out.stdout.splitlines() == [
+        "hi None None",
+        "Usage(prompt_tokens=2, completion_tokens=2, cost=None)",
+        "False",
+    ], out.stderr
 
 
 def test_preloading_imports_litellm_in_the_background() -> None:

@@ -203,7 +203,7 @@ def test_diverse_asks_each_later_candidate_from_its_own_angle(root: Path) -> Non
     assert generation.ANGLES[0][0] in out.getvalue()
 
 
-def test_a_refinement_in_a_function_format_obeys_the_api(root: Path) -> None:
+def test_a_refinement_in_a_function_format_obeys_the_api(root: Path, route: str) -> None:
     with_tests(root)
     wrong = reply("diff-func", START, "def area(w, h):\n    return w + h\n")
     minus = reply("diff-func", START, "def area(w, h):\n    return w - h\n")
@@ -228,7 +228,7 @@ def test_a_refinement_in_a_function_format_obeys_the_api(root: Path) -> None:
         return wrong if body.get("temperature", 0) == 0 else minus
 
     with FakeOpenAI(respond) as server:
-        chosen = chat(root, server, "diff-func", candidates=2, test_cmd=PYTEST)
+        chosen = chat(root, server, "diff-func", route, candidates=2, test_cmd=PYTEST)
         outcome = chosen.turn("area")
     no_imitations(server)
     assert outcome.applied and "w * h" in (root / "shapes.py").read_text()

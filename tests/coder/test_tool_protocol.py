@@ -1,7 +1,7 @@
-"""Multi-turn conversations in every edit format, through litellm, against a fake server that
-rejects what OpenAI's API rejects (openai_rules): a failed edit then a fixed one, three chat
-turns, a question after function calls, candidates with the selector, and the benchmark's
-retry. No request may be rejected."""
+"""Multi-turn conversations in every edit format, over both routes (through litellm and
+straight over HTTP), against a fake server that rejects what OpenAI's API rejects
+(openai_rules): a failed edit then a fixed one, three chat turns, a question after function
+calls, candidates with the selector, and the benchmark's retry. No request may be rejected."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from coder.chat.commit_message import COMMIT_PROMPT
 from coder.chat.session import Session, SessionConfig
 from coder.edits.workspace import Workspace
 from coder.prompt import FILES_INTRO
-from coder.seams.llm import LiteLLMModel, ModelSettings
+from coder.seams.llm import DirectModel, LiteLLMModel, ModelSettings
 from coder.seams.model import Message, Request
 from coder.seams.repo import Repo
 from coder.terminal import Terminal
@@ -35,11 +35,14 @@ IMITATION = re.compile(r"\b(write_file|replace_lines|select_candidate)\s*\(\s*\{
 """Text that looks like a function call but is not one."""
 
 
-def model(server: FakeOpenAI) -> LiteLLMModel:
+ROUTES = {"litellm": LiteLLMModel, "direct": DirectModel}
+
+
+def model(server: FakeOpenAI, route: str = "direct") -> LiteLLMModel | DirectModel:
     settings = ModelSettings(
         "openai/test-model", api_base=server.base_url, api_key="sk-test", timeout=20, retries=0
     )
-    return LiteLLMModel(settings)
+    return ROUTES[route](settings)
 
 
 def reply(fmt: str, old: str, new: str, path: str = "shapes.py"):
@@ -63,10 +66,10 @@ def commits_answered(script):
     return respond
 
 
-def chat(root: Path, server: FakeOpenAI, fmt: str, **config) -> Session:
+def chat(root: Path, server: FakeOpenAI, fmt: str, route: str = "direct", **config) -> Session:
     out = io.StringIO()
     return Session(
-        model=model(server),
+        model=model(server, route),
         fmt=get_format(fmt),
         ws=Workspace(root),
         repo=Repo.find(root),
@@ -91,7 +94,9 @@ def root(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("fmt", ["whole-func", "diff-func"])
-def test_a_failed_function_call_edit_is_fixed_by_the_next_reply(root: Path, fmt: str) -> None:
+def test_a_failed_function_call_edit_is_fixed_by_the_next_reply(
+    root: Path, fmt: str, route: str
+) -> None:
     bad = json.dumps(
         {"explanation": "x", "edits": [{"path": "shapes.py", "original_lines": ["nope"]}]}
         if fmt == "diff-func"
@@ -100,7 +105,7 @@ def test_a_failed_function_call_edit_is_fixed_by_the_next_reply(root: Path, fmt:
     name = get_format(fmt).tool["function"]["name"]
     right = reply(fmt, START, "def area(w, h):\n    return w * h\n")
     with FakeOpenAI(commits_answered([Calls(((name, bad),)), right])) as server:
-        outcome = chat(root, server, fmt).turn("compute the area")
+        outcome = chat(root, server, fmt, route).turn("compute the area")
     assert outcome.applied and not outcome.failed
     assert "w * h" in (root / "shapes.py").read_text()
     no_imitations(server)
@@ -114,7 +119,7 @@ def test_a_failed_function_call_edit_is_fixed_by_the_next_reply(root: Path, fmt:
 
 
 @pytest.mark.parametrize("fmt", list(FORMATS))
-def test_three_chat_turns_and_a_question(root: Path, fmt: str) -> None:
+def test_three_chat_turns_and_a_question(root: Path, fmt: str, route: str) -> None:
     texts = [START, "def area(w, h):\n    return w * h\n"]
     texts += [
         "def area(w, h):\n    return w * h  # rectangle\n",
@@ -122,7 +127,7 @@ def test_three_chat_turns_and_a_question(root: Path, fmt: str) -> None:
     ]
     script = [reply(fmt, texts[n], texts[n + 1]) for n in range(3)] + [Text("It multiplies.")]
     with FakeOpenAI(commits_answered(script)) as server:
-        session = chat(root, server, fmt)
+        session = chat(root, server, fmt, route)
         for n in range(3):
             assert session.turn(f"change {n}").applied
         session.ask("what does area do?")
@@ -134,11 +139,11 @@ def test_three_chat_turns_and_a_question(root: Path, fmt: str) -> None:
         assert sum(1 for m in asked["messages"] if m["role"] == "tool") >= 3
 
 
-def test_a_broken_reply_is_answered_then_fixed_in_text_formats(root: Path) -> None:
+def test_a_broken_reply_is_answered_then_fixed_in_text_formats(root: Path, route: str) -> None:
     bad = Text("shapes.py\n```\n<<<<<<< SEARCH\nnope\n=======\nx\n>>>>>>> REPLACE\n```\n")
     right = reply("diff", START, "def area(w, h):\n    return w * h\n")
     with FakeOpenAI(commits_answered([bad, right])) as server:
-        assert chat(root, server, "diff").turn("area").applied
+        assert chat(root, server, "diff", route).turn("area").applied
     no_imitations(server)
     assert "was not found in shapes.py" in server.requests[1]["messages"][-1]["content"]
 
@@ -160,7 +165,7 @@ def test_examples_in_function_formats_are_real_calls_with_answers() -> None:
         assert answer.role == "tool" and answer.tool_call_id == calls[0].tool_calls[0].id
 
 
-def test_candidates_and_a_selector_that_needs_a_second_try(root: Path) -> None:
+def test_candidates_and_a_selector_that_needs_a_second_try(root: Path, route: str) -> None:
     wrong = reply("diff-func", START, "def area(w, h):\n    return w + h\n")
     right = reply("diff-func", START, "def area(w, h):\n    return w * h\n")
     select = '{"reasoning": "%s", "selected": "%s", "confidence": 0.9}'
@@ -177,7 +182,7 @@ def test_candidates_and_a_selector_that_needs_a_second_try(root: Path) -> None:
         return right if body.get("temperature", 0) == 0 else wrong
 
     with FakeOpenAI(respond) as server:
-        session = chat(root, server, "diff-func", candidates=2)
+        session = chat(root, server, "diff-func", route, candidates=2)
         outcome = session.turn("compute the area")
     assert outcome.applied
     no_imitations(server)
@@ -188,7 +193,7 @@ def test_candidates_and_a_selector_that_needs_a_second_try(root: Path) -> None:
     assert kinds == ["system", "user", "assistant", "tool", "user"]
 
 
-def test_a_request_breaking_the_rules_is_an_error_with_the_apis_reason() -> None:
+def test_a_request_breaking_the_rules_is_an_error_with_the_apis_reason(route: str) -> None:
     from coder.errors import ModelError
     from editformats import ToolCall
 
@@ -200,7 +205,7 @@ def test_a_request_breaking_the_rules_is_an_error_with_the_apis_reason() -> None
             Message("user", "?"),
         )
         with pytest.raises(ModelError, match="must be followed by tool messages"):
-            model(server).complete(Request(unanswered))
+            model(server, route).complete(Request(unanswered))
     assert server.rejected[0]["error"]["type"] == "invalid_request_error"
 
 

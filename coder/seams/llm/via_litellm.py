@@ -2,7 +2,7 @@
 
 litellm takes seconds to import. It is loaded once, when first needed; preload() starts that
 in a background thread (while the repository and files are read), and the first request waits
-for it.
+for it. The direct route asks it for prices and context windows only when it is loaded anyway.
 """
 
 from __future__ import annotations

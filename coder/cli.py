@@ -38,6 +38,13 @@ def build_parser():
     )
     p.add_argument("--editor-model", help="model that writes the edits with --architect")
     p.add_argument("--api-base", help="URL of an OpenAI-compatible server")
+    p.add_argument("--api-key", help="key for the model's provider (default: its variable)")
+    p.add_argument(
+        "--via-litellm",
+        action="store_const",
+        const=True,
+        help="reach an openai/ model with --api-base through litellm, not directly",
+    )
     p.add_argument("--edit-format", help="how the model writes edits (default: diff)")
     p.add_argument("--max-reflections", type=int, help="retries of failed edits (default: 3)")
     p.add_argument("--read", action="append", metavar="FILE", help="add FILE read-only")

@@ -29,6 +29,10 @@ class Config:
     """The model that writes commit messages; the main model when not set."""
     api_base: str | None = None
     """The server of an OpenAI-compatible or local model."""
+    api_key: str | None = None
+    """The key for the models' provider, instead of its environment variable."""
+    via_litellm: bool = False
+    """Reach `openai/` models with an API base through litellm too, not straight over HTTP."""
     edit_format: str = "diff"
     """How the model writes its edits."""
     max_reflections: int = 3

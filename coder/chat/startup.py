@@ -32,14 +32,16 @@ def run(args: argparse.Namespace, terminal: Terminal, environ: Mapping[str, str]
     home = Path(environ["HOME"]) if environ.get("HOME") else None
     config = settings.load(home, repo.root if repo else None, environ, flags)
     terminal.yes = config.yes
+    if not args.exit:
+        _preload(config, environ)
     if repo is None and config.git:
         repo = _offer_git_init(cwd, terminal)
     committing = repo is not None and config.auto_commits and not config.dry_run
     if committing and not repo.has_identity():
         raise UsageError(f"{NO_IDENTITY}; or pass --no-auto-commits")
     ws = Workspace(repo.root if repo else cwd)
-    _load_dotenv(ws.root, environ)
-    session = _session(config, ws, repo, terminal, args.files)
+    environ = {**environ, **_load_dotenv(ws.root, environ)}
+    session = _session(config, ws, repo, terminal, args.files, environ)
     terminal.say(_banner(session, config))
     if committing:
         _warn_about_git(repo, terminal)
@@ -54,7 +56,9 @@ def run(args: argparse.Namespace, terminal: Terminal, environ: Mapping[str, str]
         return status
     from coder.chat import commands, repl
 
-    chat = commands.Chat(session, terminal, config, lambda name: _model(config, name, terminal))
+    chat = commands.Chat(
+        session, terminal, config, lambda name: _model(config, name, terminal, environ)
+    )
     repl.loop(chat)
     _say_spent(chat.session, terminal)
     return exits.OK
@@ -121,7 +125,20 @@ def _warn_about_git(repo: Repo, terminal: Terminal) -> None:
         terminal.say("Note: HEAD is detached, so coder's commits will be on no branch.")
 
 
-def _session(config, ws: Workspace, repo: Repo | None, terminal: Terminal, files) -> Session:
+def _preload(config, environ: Mapping[str, str]) -> None:
+    """Start importing litellm in the background when a model of the chat goes through it, so
+    that the first request does not wait for all of it."""
+    from coder.seams.llm import preload_for
+
+    names = [config.model, config.weak_model, config.editor_model]
+    preload_for(
+        [n for n in names if n and n != "local"], config.api_base, environ, config.via_litellm
+    )
+
+
+def _session(
+    config, ws: Workspace, repo: Repo | None, terminal: Terminal, files, environ
+) -> Session:
     from editformats import get_format
 
     try:
@@ -142,11 +159,11 @@ def _session(config, ws: Workspace, repo: Repo | None, terminal: Terminal, files
         raise UsageError(f"--refine must be 0 or more, not {config.refine}")
     if config.rtc_samples < 1 or not 0 < config.rtc_threshold <= 1:
         raise UsageError("--rtc-samples must be at least 1 and --rtc-threshold in (0, 1]")
-    weak = _model(config, config.weak_model, terminal) if config.weak_model else None
-    editor = _model(config, config.editor_model, terminal) if config.editor_model else None
+    weak = _model(config, config.weak_model, terminal, environ) if config.weak_model else None
+    editor = _model(config, config.editor_model, terminal, environ) if config.editor_model else None
     contained = _sandbox(config.sandbox, terminal)
     return Session(
-        model=_model(config, config.model, terminal),
+        model=_model(config, config.model, terminal, environ),
         fmt=fmt,
         ws=ws,
         repo=repo,
@@ -193,8 +210,10 @@ def _sandbox(kind: str | None, terminal: Terminal):
     return chosen
 
 
-def _model(config, name: str, terminal: Terminal):
-    from coder.seams.llm import LiteLLMModel, ModelSettings
+def _model(config, name: str, terminal: Terminal, environ: Mapping[str, str]):
+    """The model named, on its route (directly to an OpenAI-compatible server, or through
+    litellm); environ holds the provider keys."""
+    from coder.seams.llm import ModelSettings, get_model
 
     if name == "local":
         from coder.seams import local
@@ -208,8 +227,10 @@ def _model(config, name: str, terminal: Terminal):
             max_tokens=local.MAX_REPLY,
         )
     else:
-        model_settings = ModelSettings(name, api_base=config.api_base, timeout=config.timeout)
-    return LiteLLMModel(model_settings, on_retry=terminal.error)
+        model_settings = ModelSettings(
+            name, api_base=config.api_base, api_key=config.api_key, timeout=config.timeout
+        )
+    return get_model(model_settings, environ, config.via_litellm, on_retry=terminal.error)
 
 
 def _offer_git_init(cwd: Path, terminal: Terminal) -> Repo | None:
@@ -239,13 +260,16 @@ def _message(args: argparse.Namespace) -> str | None:
     return None
 
 
-def _load_dotenv(root: Path, environ: Mapping[str, str]) -> None:
-    """Provider keys from a .env file at the repository root; the environment wins."""
+def _load_dotenv(root: Path, environ: Mapping[str, str]) -> dict[str, str]:
+    """Provider keys from a .env file at the repository root, put into the process's
+    environment (where litellm reads them) and returned; the environment wins."""
     path = root / ".env"
     if not path.is_file():
-        return
+        return {}
+    loaded = {}
     for line in path.read_text(errors="replace").splitlines():
         key, sep, value = line.strip().removeprefix("export ").partition("=")
         key = key.strip()
         if sep and key and not key.startswith("#") and key not in environ:
-            os.environ[key] = value.strip().strip("'\"")
+            loaded[key] = os.environ[key] = value.strip().strip("'\"")
+    return loaded

@@ -1,4 +1,5 @@
-"""The real `coder` command, end to end, against an OpenAI-compatible server on 127.0.0.1."""
+"""The real `coder` command, end to end, against an OpenAI-compatible server on 127.0.0.1;
+the tests taking `route` run once straight over HTTP and once through litellm."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -25,11 +27,17 @@ def repo(tmp_path: Path) -> Path:
     return make_repo(tmp_path)
 
 
-def coder(repo: Path, server: FakeOpenAI, *args: str) -> subprocess.CompletedProcess:
+def coder(
+    repo: Path, server: FakeOpenAI | str, *args: str, route: str = "direct"
+) -> subprocess.CompletedProcess:
+    """Run coder in repo against server (or a URL), on the route named."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CODER_")}
     env |= {"OPENAI_API_KEY": "sk-test", "HOME": str(repo), "NO_COLOR": "1"}
+    base = server if isinstance(server, str) else server.base_url
     command = [sys.executable, "-m", "coder.cli", "--model", "openai/test-model"]
-    command += ["--api-base", server.base_url, "--timeout", "5", *args]
+    command += ["--api-base", base, "--timeout", "5", *args]
+    if route == "litellm":
+        command.append("--via-litellm")
     return subprocess.run(
         command,
         cwd=repo,
@@ -41,9 +49,9 @@ def coder(repo: Path, server: FakeOpenAI, *args: str) -> subprocess.CompletedPro
     )
 
 
-def test_one_message_applies_commits_and_exits_0(repo: Path) -> None:
+def test_one_message_applies_commits_and_exits_0(repo: Path, route: str) -> None:
     with FakeOpenAI([Text(EDIT), Text("Say goodbye instead of hello")]) as server:
-        done = coder(repo, server, "-m", "say goodbye", "hello.py")
+        done = coder(repo, server, "-m", "say goodbye", "hello.py", route=route)
     assert done.returncode == 0, done.stderr
     assert "goodbye" in (repo / "hello.py").read_text()
     assert git(repo, "log", "--format=%s", "-1").strip() == "Say goodbye instead of hello"
@@ -55,7 +63,7 @@ def test_one_message_applies_commits_and_exits_0(repo: Path) -> None:
     assert (repo / ".coder.chat.history.md").read_text().count("say goodbye") == 1
 
 
-def test_function_format_through_a_forced_tool_call(repo: Path) -> None:
+def test_function_format_through_a_forced_tool_call(repo: Path, route: str) -> None:
     edit = {
         "path": "hello.py",
         "original_lines": ['    return "hello"'],
@@ -63,15 +71,16 @@ def test_function_format_through_a_forced_tool_call(repo: Path) -> None:
     }
     arguments = json.dumps({"explanation": "x", "edits": [edit]})
     with FakeOpenAI([Calls((("replace_lines", arguments),)), Text("Return 1")]) as server:
-        done = coder(repo, server, "--edit-format", "diff-func", "-m", "return 1", "hello.py")
+        args = ("--edit-format", "diff-func", "-m", "return 1", "hello.py")
+        done = coder(repo, server, *args, route=route)
     assert done.returncode == 0, done.stderr
     assert "return 1" in (repo / "hello.py").read_text()
     assert server.requests[0]["tool_choice"]["function"]["name"] == "replace_lines"
 
 
-def test_server_errors_are_retried_and_shown(repo: Path) -> None:
+def test_server_errors_are_retried_and_shown(repo: Path, route: str) -> None:
     with FakeOpenAI([Status(500, "boom"), Text(EDIT), Text("msg")]) as server:
-        done = coder(repo, server, "-m", "go", "hello.py")
+        done = coder(repo, server, "-m", "go", "hello.py", route=route)
     assert done.returncode == 0, done.stderr
     assert "server error; retrying" in done.stderr
 
@@ -86,12 +95,29 @@ def test_failed_edits_are_reflected_then_exit_1(repo: Path) -> None:
     assert (repo / "hello.py").read_text() == HELLO
 
 
-def test_model_failure_and_no_edits_exit_1(repo: Path) -> None:
+def test_model_failure_and_no_edits_exit_1(repo: Path, route: str) -> None:
     with FakeOpenAI([Status(401, "Incorrect API key provided")]) as server:
-        done = coder(repo, server, "-m", "go", "hello.py")
+        done = coder(repo, server, "-m", "go", "hello.py", route=route)
     assert done.returncode == 1 and "API key" in done.stderr
     with FakeOpenAI([Text("No change is needed.")]) as server:
-        assert coder(repo, server, "-m", "go", "hello.py").returncode == 1
+        assert coder(repo, server, "-m", "go", "hello.py", route=route).returncode == 1
+
+
+def test_a_refused_connection_fails_fast_naming_the_url(repo: Path, route: str) -> None:
+    with socket.socket() as probe:  # a port on which nothing listens
+        probe.bind(("127.0.0.1", 0))
+        base = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    began = time.monotonic()
+    done = coder(repo, base, "--yes", "-m", "say goodbye", "hello.py", route=route)
+    # Retrying would take 31 s; litellm's import alone takes 3 s or more on a busy machine.
+    assert time.monotonic() - began < (5 if route == "direct" else 15)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"coder: cannot connect to {base} (connection refused): is the server running?"
+    )
+    assert "Traceback" not in done.stderr and "retrying" not in done.stderr
+    assert (repo / "hello.py").read_text() == HELLO
+    assert git(repo, "status", "--porcelain", "hello.py") == ""
 
 
 def test_exit_prints_the_banner(repo: Path) -> None:
@@ -146,7 +172,7 @@ def test_a_declined_gitignore_offer_is_not_made_again(repo: Path, monkeypatch) -
 
 def test_the_exit_line_totals_tokens_and_cost_from_the_local_price_map(repo: Path) -> None:
     with FakeOpenAI([Text(EDIT), Text("Say goodbye instead of hello")]) as server:
-        command = [sys.executable, "-m", "coder.cli", "--model", "openai/gpt-4o"]
+        command = [sys.executable, "-m", "coder.cli", "--model", "openai/gpt-4o", "--via-litellm"]
         command += ["--api-base", server.base_url, "--timeout", "5", "-m", "bye", "hello.py"]
         env = {k: v for k, v in os.environ.items() if not k.startswith("CODER_")}
         env |= {"OPENAI_API_KEY": "sk-test", "HOME": str(repo), "NO_COLOR": "1"}
@@ -174,3 +200,43 @@ def test_auto_test_without_a_test_command_is_a_usage_error(repo: Path) -> None:
         done = coder(repo, server, "--auto-test", "-m", "bye", "hello.py")
     assert done.returncode == 2 and "--auto-test needs a test command" in done.stderr
     assert not server.requests
+
+
+def test_the_direct_route_prices_nothing_without_litellm(repo: Path) -> None:
+    """litellm's price map is not loaded for the direct route, so even a model it knows the
+    price of is "cost unknown" there (--via-litellm prices it, as above)."""
+    with FakeOpenAI([Text(EDIT), Text("Say goodbye instead of hello")]) as server:
+        done = coder(repo, server, "--model", "openai/gpt-4o", "-m", "bye", "hello.py")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == (
+        "Session: 22 tokens sent, 14 received, cost unknown."
+    )
+
+
+def test_exit_starts_no_import_of_litellm(repo: Path) -> None:
+    code = (
+        "import sys, threading\n"
+        "from coder.cli import main\n"
+        "main(sys.argv[1:])\n"
+        "print([t.name for t in threading.enumerate()], 'litellm' in sys.modules)"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CODER_")}
+    done = subprocess.run(
+        [sys.executable, "-c", code, "--model", "sonnet", "--exit", "hello.py"],
+        cwd=repo,
+        env=env | {"HOME": str(repo)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.stdout.strip().splitlines()[-1] == "['MainThread'] False", done.stderr
+
+
+def test_the_key_comes_from_api_key_or_the_environment(repo: Path, route: str) -> None:
+    with FakeOpenAI([Text(EDIT), Text("Say goodbye")] * 2) as server:
+        assert coder(repo, server, "-m", "bye", "hello.py", route=route).returncode == 0
+        git(repo, "reset", "-q", "--hard", "HEAD~1")
+        flagged = coder(repo, server, "--api-key", "sk-flag", "-m", "bye", "hello.py", route=route)
+        assert flagged.returncode == 0, flagged.stderr
+    keys = [headers["authorization"] for headers in server.headers]
+    assert keys == ["Bearer sk-test"] * 2 + ["Bearer sk-flag"] * 2

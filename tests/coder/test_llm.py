@@ -273,15 +273,18 @@ def test_the_direct_route_never_imports_litellm() -> None:
     ], out.stderr
 
 
-def test_preloading_imports_litellm_in_the_background() -> None:
+def test_preloading_imports_litellm_in_the_background_for_the_models_needing_it() -> None:
     code = (
         "import sys, threading\n"
-        "from coder.seams.llm import via_litellm\n"
-        "assert via_litellm.loaded() is None\n"
-        "via_litellm.preload(); via_litellm.preload()\n"
+        "from coder.seams.llm import preload_for, via_litellm\n"
+        "base = 'http://127.0.0.1:1/v1'\n"
+        "print(preload_for(['openai/m'], base, {}, False), via_litellm.loaded())\n"
+        "assert 'litellm' not in sys.modules\n"
+        "print(preload_for(['openai/m', 'sonnet'], base, {}, False))\n"
+        "via_litellm.preload()\n"
         "names = [t.name for t in threading.enumerate()]\n"
         "print(names.count('import litellm'), via_litellm.load().__name__,"
         " via_litellm.loaded().__name__)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert out.stdout.split() == ["1", "litellm", "litellm"], out.stderr
+    assert out.stdout.split() == ["False", "None", "True", "1", "litellm", "litellm"], out.stderr

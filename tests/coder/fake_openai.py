@@ -65,6 +65,8 @@ class CutOff:
     """Stream some text, then close the connection without finishing."""
 
     text: str
+    inside_event: bool = True
+    """The last thing sent is half an event; else the cut comes between two events."""
 
 
 @dataclass(frozen=True)
@@ -159,7 +161,8 @@ def _handler(fake: FakeOpenAI):
             if isinstance(step, CutOff):
                 # Close without the final empty chunk: the body is incomplete, as when a
                 # connection drops.
-                self._chunked(b'data: {"broken')
+                if step.inside_event:
+                    self._chunked(b'data: {"broken')
                 return
             self._chunked(b"data: [DONE]\n\n")
             self.wfile.write(b"0\r\n\r\n")

@@ -21,7 +21,9 @@ REQUEST = Request((Message("user", "hello"),))
 
 def direct(server: FakeOpenAI, retries: int = 2) -> tuple[DirectModel, list[str]]:
     notes: list[str] = []
-    settings = ModelSettings("openai/m", server.base_url, "k", timeout=5, retries=retries)
+    settings = ModelSettings(
+        "openai/m", server.base_url, "k", timeout=5, retries=retries, backoff=0.01
+    )
     return DirectModel(settings, on_retry=notes.append), notes
 
 

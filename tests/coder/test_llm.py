@@ -162,13 +162,24 @@ def test_timeout(route: str) -> None:
     assert len(notes) == 1
 
 
-def test_cut_off_stream_keeps_the_partial_text_and_is_not_retried(route: str) -> None:
-    with FakeOpenAI([CutOff("partial answer")]) as server:
+@pytest.mark.parametrize("inside_event", [True, False], ids=["inside-an-event", "between-events"])
+def test_cut_off_stream_keeps_the_partial_text_and_is_not_retried(
+    route: str, inside_event: bool
+) -> None:
+    with FakeOpenAI([CutOff("partial answer", inside_event)]) as server:
         llm, notes = model(server, route)
         with pytest.raises(ModelError) as caught:
             llm.complete(REQUEST)
     assert caught.value.partial == "partial answer"
     assert notes == []
+
+
+@pytest.mark.parametrize("inside_event", [True, False], ids=["inside-an-event", "between-events"])
+def test_a_stream_cut_off_before_any_text_is_retried(route: str, inside_event: bool) -> None:
+    with FakeOpenAI([CutOff("", inside_event), Text("whole")]) as server:
+        llm, notes = model(server, route)
+        assert llm.complete(REQUEST).text == "whole"
+    assert len(notes) == 1
 
 
 def test_ctrl_c_stops_the_reply_and_keeps_what_arrived(route: str) -> None:

@@ -126,8 +126,8 @@ def events(response) -> Iterator[dict]:
     any event (a web page, say)."""
     data: list[str] = []
     seen = False
-    for raw in response:
-        line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+    for raw in _lines(response):
+        line = raw.decode("utf-8", errors="replace").rstrip("\r")
         if line.startswith("data:"):
             data.append(line[5:].removeprefix(" "))
             seen = True
@@ -149,6 +149,23 @@ def events(response) -> Iterator[dict]:
         except ValueError:
             raise Failed(Failure("connection", "the stream ended inside an event")) from None
         yield _loads(payload.encode())
+
+
+def _lines(response: http.client.HTTPResponse) -> Iterator[bytes]:
+    """The lines of a body as they arrive, without their line feeds. IncompleteRead when the
+    connection closes before the body's end (which readline() would take for its end)."""
+    parts: list[bytes] = []
+    while block := response.read1(65_536):
+        lines = block.split(b"\n")
+        parts.append(lines[0])
+        if len(lines) > 1:
+            yield b"".join(parts)
+            yield from lines[1:-1]
+            parts = [lines[-1]]
+    if response.length:  # a body of known length, cut short
+        raise http.client.IncompleteRead(b"", response.length)
+    if any(parts):
+        yield b"".join(parts)
 
 
 def _loads(payload: bytes) -> dict:

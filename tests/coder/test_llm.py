@@ -299,3 +299,15 @@ def test_preloading_imports_litellm_in_the_background_for_the_models_needing_it(
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.split() == ["False", "None", "True", "1", "litellm", "litellm"], out.stderr
+
+
+def test_what_retry_after_asks_for() -> None:
+    from email.utils import formatdate
+
+    from coder.seams.llm.failures import retry_after
+
+    assert retry_after({"retry-after": "2"}) == 2.0
+    assert retry_after({"retry-after-ms": "1500", "retry-after": "9"}) == 1.5
+    assert 8 < retry_after({"retry-after": formatdate(time.time() + 10, usegmt=True)}) <= 10
+    assert retry_after({"retry-after": "soon"}) is None
+    assert retry_after({}) is None and retry_after(None) is None

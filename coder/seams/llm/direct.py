@@ -9,28 +9,15 @@ from __future__ import annotations
 import http.client
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from coder.errors import UsageError
-from coder.seams.llm import failures, via_litellm, wire
+from coder.seams.llm import failures, sse, via_litellm, wire
 from coder.seams.llm.failures import Failure
 from coder.seams.llm.settings import ModelSettings, resolve
+from coder.seams.llm.sse import Failed
 from coder.seams.model import Completion, Request
-
-MAX_ERROR_BODY = 65_536
-"""Bytes of an error response read for its message."""
-_CONTEXT_WORDS = ("context length", "context window", "maximum context", "too many tokens")
-"""Words of a 400 that says the conversation is too long (as litellm reads them)."""
-
-
-class Failed(Exception):
-    """An attempt failed in a way the server told (an HTTP error, an error event, a reply that
-    cannot be read)."""
-
-    def __init__(self, failure: Failure):
-        super().__init__(failure.detail)
-        self.failure = failure
 
 
 class DirectModel:
@@ -72,9 +59,9 @@ class DirectModel:
             connection.request("POST", self._path, data, self._headers())
             response = connection.getresponse()
             if not 200 <= response.status < 300:
-                raise Failed(_status_failure(response))
+                raise Failed(sse.status_failure(response))
             try:
-                _read(response, answer)
+                sse.read(response, answer)
             except KeyboardInterrupt:
                 interrupted = True
         finally:
@@ -108,154 +95,6 @@ class DirectModel:
     def count_tokens(self, text: str) -> int:
         """Tokens of text for this model, counted by litellm (which this loads)."""
         return via_litellm.load().token_counter(model=self.name, text=text)
-
-
-def _read(response: http.client.HTTPResponse, answer: wire.Assembly) -> None:
-    """Read a successful response into answer: a stream of events, or a whole answer from a
-    server that does not stream."""
-    if response.getheader("content-type", "").startswith("application/json"):
-        _take(_loads(response.read()), answer, whole=True)
-        return
-    for event in events(response):
-        _take(event, answer)
-
-
-def events(response) -> Iterator[dict]:
-    """The JSON objects of a server-sent event stream, up to `data: [DONE]` or its end.
-    Failed on an event that is not a JSON object or carries an error, and on a reply without
-    any event (a web page, say)."""
-    data: list[str] = []
-    seen = False
-    for raw in _lines(response):
-        line = raw.decode("utf-8", errors="replace").rstrip("\r")
-        if line.startswith("data:"):
-            data.append(line[5:].removeprefix(" "))
-            seen = True
-            continue
-        if line or not data:
-            continue  # a comment (": keep-alive"), an event name or id, or a stray blank line
-        payload, data = "\n".join(data), []
-        if payload.strip() == "[DONE]":
-            return
-        yield _loads(payload.encode())
-    if not seen:
-        raise Failed(Failure("bad-reply", "the reply holds no server-sent events"))
-    payload = "\n".join(data).strip()
-    if payload and payload != "[DONE]":
-        # An event the body ended in before its blank line: whole, it counts; cut, the
-        # stream broke off (and is retried when nothing had streamed in).
-        try:
-            json.loads(payload)
-        except ValueError:
-            raise Failed(Failure("connection", "the stream ended inside an event")) from None
-        yield _loads(payload.encode())
-
-
-def _lines(response: http.client.HTTPResponse) -> Iterator[bytes]:
-    """The lines of a body as they arrive, without their line feeds. IncompleteRead when the
-    connection closes before the body's end (which readline() would take for its end)."""
-    parts: list[bytes] = []
-    while block := response.read1(65_536):
-        lines = block.split(b"\n")
-        parts.append(lines[0])
-        if len(lines) > 1:
-            yield b"".join(parts)
-            yield from lines[1:-1]
-            parts = [lines[-1]]
-    if response.length:  # a body of known length, cut short
-        raise http.client.IncompleteRead(b"", response.length)
-    if any(parts):
-        yield b"".join(parts)
-
-
-def _loads(payload: bytes) -> dict:
-    try:
-        chunk = json.loads(payload)
-    except ValueError:
-        text = payload[:80].decode("utf-8", errors="replace")
-        raise Failed(Failure("bad-reply", f"not JSON: {text!r}")) from None
-    if not isinstance(chunk, dict):
-        raise Failed(Failure("bad-reply", f"not a JSON object: {str(chunk)[:80]!r}"))
-    if chunk.get("error"):
-        raise Failed(_error_failure(chunk, status=None))
-    return chunk
-
-
-def _take(chunk: dict, answer: wire.Assembly, whole: bool = False) -> None:
-    """Add a streamed chunk (or a whole answer, for a server that does not stream) to answer."""
-    try:
-        usage = chunk.get("usage")
-        if usage:
-            answer.tokens = (usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0)
-        for choice in (chunk.get("choices") or [])[:1]:
-            answer.ended(choice.get("finish_reason"))
-            delta = choice.get("message" if whole else "delta") or {}
-            content = delta.get("content")
-            if content is not None and not isinstance(content, str):
-                raise TypeError(f"content is {type(content).__name__}")
-            answer.text(content)
-            for position, call in enumerate(delta.get("tool_calls") or []):
-                function = call.get("function") or {}
-                index = position if whole else call.get("index")
-                answer.call(index, call.get("id"), function.get("name"), function.get("arguments"))
-    except (AttributeError, TypeError) as exc:
-        raise Failed(Failure("bad-reply", f"a chunk coder cannot read: {exc}")) from None
-
-
-def _status_failure(response: http.client.HTTPResponse) -> Failure:
-    """What an HTTP error response says."""
-    text = response.read(MAX_ERROR_BODY)
-    try:
-        body = json.loads(text)
-    except ValueError:
-        body = None
-    status = response.status
-    if status < 400:  # a redirect, which a client of an API should not follow blindly
-        where = response.getheader("location", "nowhere")
-        body = {"error": {"message": f"HTTP {status} {response.reason}, to {where}"}}
-    elif not isinstance(body, dict):
-        plain = text.decode("utf-8", errors="replace").strip() or response.reason
-        body = {"error": {"message": plain}}
-    failure = _error_failure(body, status)
-    asked = failures.retry_after(response.headers)
-    return Failure(failure.kind, failure.detail, asked)
-
-
-def _error_failure(body: dict, status: int | None) -> Failure:
-    """The failure an error body ({"error": {"message", "type", "code"}} or a looser shape)
-    describes; status is the HTTP status (None for an error event inside a stream)."""
-    error = body.get("error")
-    if not isinstance(error, dict):
-        error = {"message": error if isinstance(error, str) else body.get("detail") or body}
-    message = str(error.get("message") or error.get("type") or error)
-    code = str(error.get("code") or error.get("type") or "")
-    status = status or _int(error.get("status")) or _int(error.get("code"))
-    detail = failures.first_line(message, f"HTTP {status}")
-    return Failure(_kind(status, code, message), detail)
-
-
-def _kind(status: int | None, code: str, message: str) -> str:
-    lowered = message.lower()
-    if code == "context_length_exceeded" or any(w in lowered for w in _CONTEXT_WORDS):
-        return "context"
-    if status in (401, 403):
-        return "auth"
-    if status == 404:
-        return "not-found"
-    if status == 408:
-        return "timeout"
-    if status == 429 or "rate_limit" in code:
-        return "rate-limit"
-    if status is None or status >= 500:
-        return "server"
-    return "bad-request" if status >= 400 else "other"
-
-
-def _int(value) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
 
 
 def _failure(exc: Exception) -> Failure:

@@ -7,6 +7,7 @@ for it. The direct route asks it for prices and context windows only when it is 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -27,7 +28,7 @@ def preload() -> None:
     with _lock:
         if _loading or "litellm" in sys.modules:
             return
-        thread = threading.Thread(target=_import, name="import litellm", daemon=True)
+        thread = threading.Thread(target=_import_quietly, name="import litellm", daemon=True)
         _loading.append(thread)
     thread.start()
 
@@ -44,6 +45,12 @@ def load():
 def loaded():
     """The litellm module when it has been imported, else None (never imports it)."""
     return _import() if _import.cache_info().currsize else None
+
+
+def _import_quietly() -> None:
+    # A failure is not shown from the thread: load() imports again, and raises it there.
+    with contextlib.suppress(Exception):
+        _import()
 
 
 @cache

@@ -44,3 +44,11 @@ def test_bad_files_name_the_problem(tmp_path: Path, text: str, message: str) -> 
     (tmp_path / ".coder.conf.yml").write_text(text)
     with pytest.raises(UsageError, match=message):
         load(tmp_path, None, {}, {})
+
+
+def test_the_route_and_key_settings(tmp_path: Path) -> None:
+    (tmp_path / ".coder.conf.yml").write_text("via-litellm: true\napi-key: sk-file\n")
+    config = load(tmp_path, None, {}, {})
+    assert config.via_litellm and config.api_key == "sk-file"
+    assert load(None, None, {"CODER_VIA_LITELLM": "1"}, {}).via_litellm
+    assert load(None, None, {}, {"api_key": "sk-flag"}).api_key == "sk-flag"

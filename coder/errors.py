@@ -7,7 +7,8 @@ CoderError              base of every error shown to the user
 ├── WriteError          a write failed or a file changed meanwhile (nothing was written)
 ├── GitError            git refused, or is not set up (no identity, not a repository)
 │   └── NotCommitted    the edit is written, but git failed to commit it
-└── ModelError          the model could not answer (bad key, unknown model, timeout, too long)
+└── ModelError          the model could not answer (bad key, unknown model, a server that
+                        cannot be reached, timeout, too long)
 """
 
 
@@ -46,7 +47,8 @@ class NotCommitted(GitError):
 
 
 class ModelError(CoderError):
-    """The model could not answer: a bad key, an unknown model, a timeout, a too-long chat."""
+    """The model could not answer: a bad key, an unknown model, a server that cannot be
+    reached, a timeout, a too-long chat."""
 
     def __init__(self, message: str, partial: str = ""):
         super().__init__(message)

@@ -1,6 +1,7 @@
 """What a model is to coder: messages in, a completion out; and a scripted model for tests.
 
-The real models live behind `coder.seams.llm`, the only module that imports litellm.
+The real models live behind `coder.seams.llm` (straight over HTTP, or through litellm, which
+its `via_litellm` module alone imports).
 """
 
 from __future__ import annotations

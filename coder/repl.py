@@ -10,6 +10,7 @@ from coder import commands
 from coder.config import Config
 from coder.errors import CoderError
 from coder.model import Model
+from coder.repomap import CACHE_FILES
 from coder.session import Session
 from coder.terminal import Terminal
 
@@ -120,7 +121,7 @@ def _completer(chat: Chat):
                 return
             word = document.get_word_before_cursor(WORD=True)
             for rel in chat.session.repo.files():
-                if rel.startswith(word):
+                if rel.startswith(word) and rel not in CACHE_FILES:
                     yield Completion(rel, start_position=-len(word))
 
     return _Completer()

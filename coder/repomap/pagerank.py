@@ -10,8 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-ALPHA = 0.85
-"""The chance that the walk follows an edge rather than restarting."""
+ALPHA = 0.6
+"""The chance that the walk follows an edge rather than restarting. Not the usual 0.85: the
+map is about the code around the chat's files, and with 0.85 the walk takes six steps or so
+between restarts, so that rank pools in the repository's hubs (on coder's own code, the map of
+coder/repl.py led with editformats/errors.py, which it does not use, because a much-used file's
+only use is ReplyError); with 0.6 the maps of repl.py, repomap/mapper.py and editformats/diff.py
+lead with the files each imports."""
 TOLERANCE = 1e-6
 """Iteration stops when the ranks move less than this per node (networkx's default)."""
 MOST_ITERATIONS = 100
@@ -23,10 +28,12 @@ def pagerank(
     targets: Sequence[int],
     weights: Sequence[float],
     restart: Sequence[float] | None = None,
+    alpha: float = ALPHA,
 ):
     """The rank of each of nodes nodes (a numpy array summing to 1) over the weighted edges
-    sources[i] -> targets[i] (repeated edges add up). The walk restarts, and leaves a node
-    without edges, by the restart weights (uniform when None or all zero)."""
+    sources[i] -> targets[i] (repeated edges add up), the walk following an edge with chance
+    alpha. It restarts, and leaves a node without edges, by the restart weights (uniform when
+    None or all zero)."""
     import numpy as np
 
     if nodes == 0:
@@ -43,7 +50,7 @@ def pagerank(
     for _ in range(MOST_ITERATIONS):
         before = rank
         followed = np.bincount(dst, weights=before[src] * share, minlength=nodes)
-        rank = ALPHA * (followed + before[dead_end].sum() * jump) + (1 - ALPHA) * jump
+        rank = alpha * (followed + before[dead_end].sum() * jump) + (1 - alpha) * jump
         if np.abs(rank - before).sum() < nodes * TOLERANCE:
             break
     return rank

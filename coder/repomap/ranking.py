@@ -22,7 +22,11 @@ from coder.repomap.tags import Definition, FileTags
 MENTIONED = 10.0
 """How much more a name counts when the request says it."""
 PRIVATE = 0.1
-"""How much a name starting with an underscore counts."""
+"""How much a private name (`_helper`, not `__init__`) counts, as an edge and as a definition:
+other files are not meant to use it."""
+GENERIC = 0.3
+"""How much a plain lowercase word counts as a name (`get`, `items`, `path`): `dict.items()`
+uses no function called items, whereas `compute_total` or `Invoice` mean one thing."""
 COMMON = 0.1
 """How much a name counts that many files define (such as `run` or `__init__`)."""
 COMMON_FILES = 5
@@ -142,8 +146,10 @@ class _Graph:
     def _telling(self, name: str, definers: int) -> float:
         """How much a name says about what links two files."""
         factor = MENTIONED if name in self.focus.words else 1.0
-        if name.startswith("_"):
+        if _private(name):
             factor *= PRIVATE
+        if name.isalpha() and name.islower():
+            factor *= GENERIC
         if definers > COMMON_FILES:
             factor *= COMMON
         return factor
@@ -187,7 +193,7 @@ class _Graph:
     def scores(self, ranks, named: dict[int, float]):
         """Each definition's score: the rank its file's users send along its name's edges,
         plus its part of its file's own rank; more for a name the request says, and in a file
-        it names (but for a word naming many files)."""
+        it names (but for a word naming many files); less for a private name."""
         import numpy as np
 
         src = np.array(self.src, dtype=np.int64)
@@ -208,6 +214,12 @@ class _Graph:
         score[found] += received[at[found]]
         said = [self.names[w] for w in self.focus.words if w in self.names]
         score[np.isin(self.def_name, said)] *= MENTIONED
+        private = [k for name, k in self.names.items() if _private(name)]
+        score[np.isin(self.def_name, private)] *= PRIVATE
         clear = [i for i, part in named.items() if part >= 1 / COMMON_FILES]
         score[np.isin(self.def_file, clear)] *= MENTIONED
         return score
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))

@@ -11,7 +11,7 @@ import pytest
 
 from coder.repo import Repo
 from coder.repomap import CACHE_NAME, RepoMap, get_repo_map
-from coder.repomap.pagerank import pagerank
+from coder.repomap.pagerank import ALPHA, pagerank
 from coder.repomap.parsing import MANY, extract_all
 from coder.repomap.ranking import Focus, rank, words_of
 from coder.repomap.render import fit, render
@@ -192,6 +192,21 @@ def test_files_and_names_the_request_mentions_come_first(root: Path) -> None:
     assert rank(tags, focus, 10)[0].definition.name == "BarometerReading"
 
 
+def test_plain_words_and_private_names_count_less_than_telling_names() -> None:
+    texts = {
+        "chat.py": "def run(store):\n    store.get(1)\n    store.get(2)\n"
+        "    compute_shipping_cost(store)\n    _cached_rates()\n",
+        "plain.py": "def get(key):\n    pass\n",
+        "telling.py": "def compute_shipping_cost(store):\n    pass\n",
+        "private.py": "def _cached_rates():\n    pass\n\ndef public_rates():\n    pass\n",
+    }
+    tags = {path: extract(path, text) for path, text in texts.items()}
+    entries = rank(tags, Focus(frozenset({"chat.py"})), 10)
+    names = [e.definition.name for e in entries]
+    assert names.index("compute_shipping_cost") < names.index("get")
+    assert names.index("public_rates") < names.index("_cached_rates")
+
+
 def test_the_map_fits_its_budget_and_grows_with_it(root: Path) -> None:
     count = get_tokenizer().count
     sizes = []
@@ -230,11 +245,12 @@ def test_pagerank_gives_what_networkx_gives() -> None:
     graph.add_nodes_from(range(nodes))  # some have no edges at all: dead ends
     graph.add_weighted_edges_from((s, t, w) for (s, t), w in edges.items())
     personal = {n: r for n, r in enumerate(restart) if r}
-    expected = nx.pagerank(graph, personalization=personal, dangling=personal, tol=1e-10)
     sources, targets = zip(*edges, strict=True)
-    ours = pagerank(nodes, sources, targets, list(edges.values()), restart)
-    assert max(abs(ours[n] - expected[n]) for n in range(nodes)) < 1e-5
-    uniform = nx.pagerank(graph, tol=1e-10)
+    for alpha in (ALPHA, 0.85):
+        expected = nx.pagerank(graph, alpha, personalization=personal, dangling=personal, tol=1e-10)
+        ours = pagerank(nodes, sources, targets, list(edges.values()), restart, alpha)
+        assert max(abs(ours[n] - expected[n]) for n in range(nodes)) < 1e-5
+    uniform = nx.pagerank(graph, ALPHA, tol=1e-10)
     ours = pagerank(nodes, sources, targets, list(edges.values()))
     assert max(abs(ours[n] - uniform[n]) for n in range(nodes)) < 1e-5
 

@@ -167,6 +167,9 @@ def _session(
             # The benchmark's own tests judge each try; a syntax check in between would add
             # requests that the 2023 study's figures do not have.
             check_syntax=False,
+            # Each exercise is its stub alone, as in the 2023 study: a map of the folder would
+            # show the model the exercise's tests.
+            map_tokens=0,
         ),
         files=list(exercise.solution_files),
     )

@@ -72,6 +72,12 @@ def build_parser():
         choices=KINDS,
         help="run /test and candidates' tests in a copy of the files, contained (auto: bwrap)",
     )
+    p.add_argument(
+        "--map-tokens",
+        type=int,
+        metavar="N",
+        help="tokens of the repository map sent with each request (1024; 0: no map)",
+    )
     p.add_argument("--timeout", type=float, help="seconds to wait for a reply")
     p.add_argument("-m", "--message", help="run one request and exit")
     p.add_argument("--message-file", type=Path, help="run the request in this file and exit")

@@ -3,8 +3,8 @@ grammars ship compiled in its wheel: nothing is fetched at run time)."""
 
 from __future__ import annotations
 
+import posixpath
 from functools import cache
-from pathlib import PurePosixPath
 
 GRAMMARS = {
     ".py": "python",
@@ -43,7 +43,7 @@ GRAMMARS = {
 
 def grammar_of(path: str) -> str | None:
     """The grammar name for path, or None when no grammar reads it."""
-    return GRAMMARS.get(PurePosixPath(path).suffix.lower())
+    return GRAMMARS.get(posixpath.splitext(path)[1].lower())
 
 
 def parser_for(path: str):
@@ -51,6 +51,17 @@ def parser_for(path: str):
     package is not installed)."""
     name = grammar_of(path)
     return _parser(name) if name else None
+
+
+@cache
+def language(name: str):
+    """The tree-sitter Language of a grammar name, or None when it cannot be loaded."""
+    try:
+        from tree_sitter_language_pack import get_language
+
+        return get_language(name)
+    except (ImportError, LookupError, ValueError):
+        return None
 
 
 @cache

@@ -12,6 +12,11 @@ FILES_INTRO = (
     " change another file, say which and why."
 )
 READ_ONLY_INTRO = "These files are for reference only: do not edit them."
+MAP_INTRO = (
+    "A map of other files in the repository, for reference: each file's path, then the lines"
+    " (with their numbers) that define its main symbols, the most relevant to the request"
+    " first. These files are not in the chat: to change one, say which and why."
+)
 CONSISTENCY = (
     "Answer consistently: the same request about the same code should always get the same"
     " change from you. Make the smallest change that does what is asked, in the style of the"
@@ -64,17 +69,20 @@ def build(
     consistent: bool = False,
     instead: str | None = None,
     history_budget: int = HISTORY_CHARS,
+    repo_map: str = "",
 ) -> tuple[Message, ...]:
     """The messages for one request, in order; consistent puts CONSISTENCY first; instead is a
     system prompt that replaces the edit format's (a question, an architect's plan: no edit
-    examples then). The history is trimmed to its latest whole turns within history_budget
-    characters."""
+    examples then). The repository map, when there is one, comes before the files. The history
+    is trimmed to its latest whole turns within history_budget characters."""
     system = instead or fmt.system_prompt
     messages = [Message("system", f"{CONSISTENCY}\n\n{system}" if consistent else system)]
     if instead is None:
         messages += [
             Message(e.role, e.content, e.tool_calls, e.tool_call_id) for e in fmt.example_messages
         ]
+    if repo_map:
+        messages += [Message("user", f"{MAP_INTRO}\n\n{repo_map}"), Message("assistant", "Ok.")]
     if read_only:
         shown = "\n\n".join(fenced(p, t) for p, t in sorted(read_only.items()))
         messages += [Message("user", f"{READ_ONLY_INTRO}\n\n{shown}"), Message("assistant", "Ok.")]

@@ -106,11 +106,12 @@ def test_no_module_of_coder_imports_one_that_imports_it_back() -> None:
 
 def test_the_folders_of_coder_depend_one_way() -> None:
     """The outside seams know nothing of the tool; applying edits knows only the seams; the
-    trust features know nothing of the chat that uses them."""
+    trust features and the repository map know nothing of the chat that uses them."""
     below = {
         "coder.seams": set(),
         "coder.edits": {"coder.seams"},
         "coder.trust": {"coder.seams", "coder.edits"},
+        "coder.repomap": {"coder.seams", "coder.edits"},
     }
     folders = ("coder.seams", "coder.edits", "coder.trust", "coder.chat", "coder.repomap")
     for module, imported in coder_graph().items():

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 from coder.chat.pick import pick
 from coder.errors import CoderError, PathError, UsageError
+from coder.repomap import CACHE_FILES
+from coder.repomap.tokens import ESTIMATED
 from coder.trust.selection import testing
 
 if TYPE_CHECKING:
@@ -291,6 +293,7 @@ def _tokens(chat: Chat, args: str) -> None:
             m.content for m in chat.session.history
         )
     }
+    parts |= {"repository map": chat.session.map_text()}
     parts |= {rel: text for rel, text in (files | read_only).items()}
     total = 0
     for label, text in parts.items():
@@ -301,6 +304,41 @@ def _tokens(chat: Chat, args: str) -> None:
     from coder.chat.session import spent
 
     chat.terminal.say(spent(chat.session.usage))
+
+
+@command("map", "Show the repository map the next request will carry.")
+def _map(chat: Chat, args: str) -> None:
+    session = chat.session
+    if session.config.map_tokens <= 0:
+        chat.terminal.say("The repository map is off (--map-tokens 0).")
+        return
+    _show_map(chat, session.map_text())
+
+
+@command("map-refresh", "Read every file again and rebuild the repository map.")
+def _map_refresh(chat: Chat, args: str) -> None:
+    session = chat.session
+    if session.config.map_tokens <= 0:
+        chat.terminal.say("The repository map is off (--map-tokens 0).")
+        return
+    if session.repo_map is not None:
+        session.repo_map.refresh()
+    text = session.map_text()
+    files = "file" if session.repo_map.parsed == 1 else "files"
+    chat.terminal.say(f"The repository map is rebuilt: {session.repo_map.parsed:,} {files} read.")
+    _show_map(chat, text)
+
+
+def _show_map(chat: Chat, text: str) -> None:
+    """The map, and its size against the budget."""
+    repo_map = chat.session.repo_map
+    if not text:
+        chat.terminal.say("The map is empty: no file outside the chat defines anything it reads.")
+        return
+    chat.terminal.say(text.rstrip("\n"))
+    tokens = repo_map.tokenizer.count(text)
+    note = "" if repo_map.tokenizer.exact else f" ({ESTIMATED})"
+    chat.terminal.say(f"The map: {tokens:,} tokens of {repo_map.budget:,}{note}.")
 
 
 @command("clear", "Forget the conversation; the files stay.")
@@ -348,6 +386,7 @@ def _contained(chat: Chat, cmd: str) -> tuple[int, str]:
     """Run cmd in a sandboxed copy of the repository's files; (exit status, output)."""
     session = chat.session
     files = session.repo.files() if session.repo else testing.tree_files(session.ws.root)
+    files = [f for f in files if f not in CACHE_FILES]  # coder's own cache is not the user's
     setup = testing.TestSetup(cmd, tuple(files), chat.config.timeout, session.config.sandbox)
     run = testing.run_in_copy(session.ws.root, setup, {})
     if run.output:

@@ -57,6 +57,8 @@ class Config:
     """Run after each applied edit with the changed files appended; failures go back."""
     check_syntax: bool = True
     """Parse the changed files after each edit and send the syntax errors it brought in back."""
+    map_tokens: int = 1024
+    """The most tokens of the repository map sent with each request; 0: no map (and no parse)."""
     read: tuple[str, ...] = ()
     """Files added read-only at start."""
     timeout: float = 600.0

@@ -8,6 +8,7 @@ from pathlib import Path
 from coder.chat import commands
 from coder.chat.commands import Chat
 from coder.errors import CoderError
+from coder.repomap import CACHE_FILES
 
 HISTORY_FILE = ".coder.input.history"
 
@@ -106,7 +107,7 @@ def _completer(chat: Chat):
                 return
             word = document.get_word_before_cursor(WORD=True)
             for rel in chat.session.repo.files():
-                if rel.startswith(word):
+                if rel.startswith(word) and rel not in CACHE_FILES:
                     yield Completion(rel, start_position=-len(word))
 
     return _Completer()

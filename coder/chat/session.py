@@ -18,6 +18,7 @@ from coder.chat.turns import SessionConfig, TurnOutcome
 from coder.edits import editing
 from coder.edits.workspace import FileText, Workspace
 from coder.errors import CoderError, GitError, NotCommitted, WriteError
+from coder.repomap import CACHE_FILES, RepoMap, get_repo_map
 from coder.seams.model import Completion, Message, Model, Request, Usage, answered, with_ids
 from coder.seams.repo import Repo
 from coder.terminal import Terminal
@@ -60,6 +61,10 @@ class Session:
     named: set[str] = field(default_factory=set)
     """Files the user named (on the command line, /add NAME): only these may be written when
     they steer coder or git (.env, .coder.conf.yml, hooks). The chat's first files count."""
+    repo_map: RepoMap | None = field(default=None, repr=False)
+    """The repository map, made at the first request that needs it (with map_tokens > 0)."""
+    topic: str = ""
+    """The request the map is ranked for: the user's latest, through its reflections."""
     _before: dict[str, FileText] = field(default_factory=dict, repr=False)
     """The files this turn has written, as they were before it."""
     _written: dict[str, str] = field(default_factory=dict, repr=False)
@@ -117,6 +122,7 @@ class Session:
         commits them before it stops, so that nothing is left half done."""
         self._before = {}
         self._written = {}
+        self.topic = text
         try:
             return self._turn(text)
         except KeyboardInterrupt:
@@ -269,8 +275,16 @@ class Session:
         nothing is parsed or applied. When the history holds function calls, the tool is still
         declared (some APIs require it) but not callable."""
         files, read_only = self.contents()
+        self.topic = text
         messages = prompt.build(
-            self.fmt, files, read_only, self.history, text, instead=system, **self._budget()
+            self.fmt,
+            files,
+            read_only,
+            self.history,
+            text,
+            instead=system,
+            repo_map=self.map_text(),
+            **self._budget(),
         )
         calls = self.fmt.tool and any(m.tool_calls for m in messages)
         request = (
@@ -310,9 +324,20 @@ class Session:
             self.history,
             message,
             self.config.consistency_prompt,
+            repo_map=self.map_text(),
             **self._budget(),
         )
         return Request(messages, tools=(self.fmt.tool,) if self.fmt.tool else (), kind=kind)
+
+    def map_text(self) -> str:
+        """The repository map for the next request: "" when map_tokens is 0 (then nothing is
+        parsed) or when no file outside the chat defines anything."""
+        if self.config.map_tokens <= 0:
+            return ""
+        if self.repo_map is None:
+            budget, say = self.config.map_tokens, self.terminal.say
+            self.repo_map = get_repo_map(self.ws, self.repo, budget, on_status=say)
+        return self.repo_map.text([*self.files, *self.read_only], self.topic)
 
     def _request_candidates(self, message: str) -> Completion:
         """Several candidates at once; the selector's choice is the reply the turn goes on with."""
@@ -349,6 +374,7 @@ class Session:
         if not self.config.test_cmd:
             return None
         files = self.repo.files() if self.repo else testing.tree_files(self.ws.root)
+        files = [f for f in files if f not in CACHE_FILES]  # coder's own cache is not the user's
         return selection.TestSetup(self.config.test_cmd, tuple(files), sandbox=self.config.sandbox)
 
     def _call(self, request: Request) -> Completion:

@@ -12,6 +12,7 @@ from coder.chat import config as settings
 from coder.chat.session import Session, SessionConfig, spent
 from coder.edits.workspace import Workspace
 from coder.errors import PathError, UsageError
+from coder.repomap import CACHE_FILES
 from coder.seams.repo import NO_IDENTITY, Repo
 from coder.terminal import Terminal
 from coder.trust.rtc import RtcSettings
@@ -91,7 +92,7 @@ def _one_request(session: Session, message: str, terminal: Terminal) -> int:
     return exits.OK if outcome.applied else exits.FAILED
 
 
-OWN_FILES = (TRANSCRIPT, ".coder.input.history", ".coder.tags.cache")
+OWN_FILES = (TRANSCRIPT, ".coder.input.history", *CACHE_FILES)
 """The files coder itself writes at the repository root (not its config, which a team may
 want to share)."""
 
@@ -157,6 +158,8 @@ def _session(
         raise UsageError("--auto-test needs a test command: pass --test-cmd too")
     if config.refine < 0:
         raise UsageError(f"--refine must be 0 or more, not {config.refine}")
+    if config.map_tokens < 0:
+        raise UsageError(f"--map-tokens must be 0 (no map) or more, not {config.map_tokens}")
     if config.rtc_samples < 1 or not 0 < config.rtc_threshold <= 1:
         raise UsageError("--rtc-samples must be at least 1 and --rtc-threshold in (0, 1]")
     weak = _model(config, config.weak_model, terminal, environ) if config.weak_model else None
@@ -178,6 +181,7 @@ def _session(
             auto_test=config.auto_test,
             lint_cmd=config.lint_cmd,
             check_syntax=config.check_syntax,
+            map_tokens=config.map_tokens,
             architect=config.architect,
             candidate_tests=config.candidate_tests,
             refine=config.refine,

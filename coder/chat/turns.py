@@ -49,6 +49,8 @@ class SessionConfig:
     """After each applied edit, run this with the changed files appended; failures go back."""
     auto_test: bool = False
     """After each applied edit, run the test command; failures go back to the model."""
+    map_tokens: int = 1024
+    """The most tokens of the repository map sent with each request; 0: no map."""
 
 
 @dataclass(frozen=True)

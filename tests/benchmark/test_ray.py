@@ -63,7 +63,7 @@ def test_one_rate_limit_is_shared_by_every_ray_worker(ray) -> None:
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
-        actor = ray.remote(num_cpus=0)(RateLimiter).remote(120)  # one call every 0.5 s
+        actor = ray.remote(num_cpus=0)(RateLimiter).remote(60)  # one call a second
 
         @ray.remote(num_cpus=1)
         def turns(limiter: _RemoteLimiter) -> list[float]:
@@ -73,7 +73,9 @@ def test_one_rate_limit_is_shared_by_every_ray_worker(ray) -> None:
     finally:
         ray.shutdown()
     gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
-    assert len(starts) == 6 and min(gaps) > 0.4, gaps
+    # Each start is the worker's clock after the actor answered plus the wait it was given: a
+    # loaded machine delays some answers by a fraction of a second, never by a whole slot.
+    assert len(starts) == 6 and min(gaps) > 0.7, gaps
 
 
 def test_the_limiter_spaces_calls_evenly() -> None:

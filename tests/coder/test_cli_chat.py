@@ -140,6 +140,7 @@ def test_the_history_files_go_into_gitignore_when_accepted(repo: Path) -> None:
     assert (repo / ".gitignore").read_text() == (
         "*.pyc\n# coder's chat history and caches\n"
         ".coder.chat.history.md\n.coder.input.history\n.coder.tags.cache\n"
+        ".coder.tags.cache-journal\n"
     )
     # The history files are now ignored; the .gitignore itself is left for the user to commit.
     assert git(repo, "status", "--porcelain", "--untracked-files=all").split() == [
@@ -240,3 +241,36 @@ def test_the_key_comes_from_api_key_or_the_environment(repo: Path, route: str) -
         assert flagged.returncode == 0, flagged.stderr
     keys = [headers["authorization"] for headers in server.headers]
     assert keys == ["Bearer sk-test"] * 2 + ["Bearer sk-flag"] * 2
+
+
+SEVERAL = {
+    "hello.py": "from greetings import polite_salutation\n\n\ndef greet():\n"
+    "    return polite_salutation()\n",
+    "greetings.py": "def polite_salutation():\n    return 'hello'\n",
+    "maths/numeric.py": "class TrapezoidIntegrator:\n    def integrate_numerically(self, f):\n"
+    "        return 0\n",
+}
+
+
+def test_the_request_carries_the_names_the_other_files_define(tmp_path: Path) -> None:
+    (tmp_path / "maths").mkdir()
+    repo = make_repo(tmp_path, SEVERAL)
+    with FakeOpenAI([Text("No change is needed.")]) as server:
+        coder(repo, server, "-m", "make greet friendlier", "hello.py")
+    sent = "\n".join(m["content"] or "" for m in server.requests[0]["messages"])
+    assert "def polite_salutation():" in sent
+    assert "class TrapezoidIntegrator:" in sent and "def integrate_numerically" in sent
+    assert "maths/numeric.py:" in sent
+    (repo / ".coder.conf.yml").write_text("map-tokens: 0\n")
+    for args in (("--map-tokens", "0"), ()):
+        with FakeOpenAI([Text("No change is needed.")]) as server:
+            coder(repo, server, *args, "-m", "make greet friendlier", "hello.py")
+        sent = "\n".join(m["content"] or "" for m in server.requests[0]["messages"])
+        assert "TrapezoidIntegrator" not in sent and "integrate_numerically" not in sent
+        assert "return 'hello'" not in sent
+
+
+def test_a_negative_map_budget_is_refused(repo: Path) -> None:
+    with FakeOpenAI([]) as server:
+        done = coder(repo, server, "--map-tokens", "-1", "--exit")
+    assert done.returncode == 2 and "--map-tokens must be 0" in done.stderr

@@ -74,7 +74,7 @@ def test_errors_are_shown_and_the_chat_goes_on(chat: commands.Chat) -> None:
 def test_every_issue_command_is_registered() -> None:
     wanted = (
         "add drop read-only ls diff undo commit run test ask model edit-format tokens clear reset"
-        " help exit"
+        " help exit map map-refresh"
     )
     assert set(wanted.split()) <= set(commands.COMMANDS)
 
@@ -131,3 +131,33 @@ def test_tokens_shows_the_sessions_running_total_and_cost(tmp_path: Path) -> Non
     out = drive(chat, "say hi\n/tokens\n/exit\n")
     # The commit message the weak model wrote counts too.
     assert "Session: 1,300 tokens sent, 205 received, $0.0130." in out
+
+
+def test_map_shows_the_map_and_map_refresh_reads_every_file_again(chat: repl.Chat) -> None:
+    (chat.session.ws.root / "shapes.py").write_text("class Hexagon:\n    pass\n")
+    out = drive(chat, "/add hello.py\n/map\n/map-refresh\n/exit\n")
+    assert "other.py:\n    1: X = 1\n" in out and "shapes.py:\n    1: class Hexagon:\n" in out
+    assert "hello.py:" not in out.split("Added hello.py to the chat.")[1]
+    assert "The map: " in out and " tokens of 1,024." in out
+    assert "The repository map is rebuilt: 3 files read." in out  # the chat file too
+
+
+def test_map_says_when_the_map_is_off_or_empty(chat: repl.Chat) -> None:
+    from dataclasses import replace
+
+    out = drive(chat, "/add *.py\n/map\n/exit\n")
+    assert "The map is empty" in out
+    chat.session.config = replace(chat.session.config, map_tokens=0)
+    out = drive(chat, "/map\n/map-refresh\n/exit\n")
+    assert out.count("The repository map is off (--map-tokens 0).") == 2
+
+
+def test_completion_never_offers_the_tags_cache(chat: repl.Chat) -> None:
+    from prompt_toolkit.document import Document
+
+    root = chat.session.ws.root
+    for name in (".coder.tags.cache", ".coder.tags.cache-journal", ".coder.conf.yml"):
+        (root / name).write_text("")
+    completer = repl._completer(chat)
+    offered = [c.text for c in completer.get_completions(Document("/add .coder"), None)]
+    assert offered == [".coder.conf.yml"]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from coder import prompt
 from coder.chat.session import Session, SessionConfig
 from coder.edits.workspace import Workspace
 from coder.seams.model import Completion, ScriptedModel, Usage
@@ -217,3 +218,60 @@ def test_an_edit_that_changes_nothing_says_so(root: Path) -> None:
     assert outcome.applied and outcome.changed == () and not outcome.commits
     assert "change nothing: every file is as it was" in chat.terminal.out.getvalue()
     assert (root / "hello.py").read_text() == HELLO
+
+
+MAPPED = {
+    "hello.py": "from greetings import polite_salutation\n\n\ndef greet():\n"
+    "    return polite_salutation()\n",
+    "greetings.py": "def polite_salutation():\n    return 'hello'\n\n\nclass FarewellBuilder:\n"
+    "    pass\n",
+    "maths.py": "def integrate_numerically(f):\n    return 0\n",
+}
+
+
+def mapped_session(tmp_path: Path, script, **config) -> Session:
+    make_repo(tmp_path, MAPPED)
+    return session(tmp_path, script, **config)
+
+
+def test_each_request_carries_a_map_of_the_other_files_before_the_chat_files(
+    tmp_path: Path,
+) -> None:
+    chat = mapped_session(tmp_path, ["No change is needed.", "Because."])
+    chat.turn("make greet friendlier")
+    chat.ask("why?")
+    for request in chat.model.requests:
+        texts = [m.content for m in request.messages]
+        at = next(i for i, t in enumerate(texts) if t.startswith(prompt.MAP_INTRO))
+        shown = texts[at]
+        assert "def polite_salutation():" in shown and "class FarewellBuilder:" in shown
+        assert "integrate_numerically" in shown and "def greet" not in shown
+        files = next(i for i, t in enumerate(texts) if t.startswith(prompt.FILES_INTRO))
+        assert 0 < at < files  # after the system prompt, before the chat's files
+    assert (tmp_path / ".coder.tags.cache").is_file()
+
+
+def test_no_map_and_no_parse_with_map_tokens_0(tmp_path: Path, monkeypatch) -> None:
+    from coder.chat import session as session_module
+    from coder.repomap import parsing
+
+    monkeypatch.setattr(parsing, "extract", lambda path, text: pytest.fail("parsed"))
+    monkeypatch.setattr(session_module, "get_repo_map", lambda *a, **k: pytest.fail("mapped"))
+    chat = mapped_session(tmp_path, ["No change is needed."], map_tokens=0)
+    chat.turn("make greet friendlier")
+    sent = "\n".join(m.content for m in chat.model.requests[0].messages)
+    assert "polite_salutation():" not in sent and "FarewellBuilder" not in sent
+    assert prompt.MAP_INTRO not in sent
+    assert not (tmp_path / ".coder.tags.cache").exists()
+
+
+def test_the_map_follows_the_request_through_its_reflections(tmp_path: Path) -> None:
+    bad = block("nothing like this\n", "x\n")
+    chat = mapped_session(tmp_path, [bad, "No change is needed."], map_tokens=20)
+    chat.turn("use integrate_numerically")
+    maps = [
+        next(m.content for m in r.messages if m.content.startswith(prompt.MAP_INTRO))
+        for r in chat.model.requests
+    ]
+    assert len(maps) == 2 and maps[0] == maps[1]
+    assert "integrate_numerically" in maps[0] and "FarewellBuilder" not in maps[0]

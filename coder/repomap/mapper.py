@@ -1,0 +1,144 @@
+"""The map of one repository, kept between requests: rebuilt only when the chat's files, the
+request's words or the files on disk change, re-parsing only the files that changed."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import stat
+from collections.abc import Callable, Iterable
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+from coder.errors import CoderError
+from coder.repomap import parsing
+from coder.repomap.cache import CACHE_NAME, Entry, Stamp, TagsCache
+from coder.repomap.ranking import Focus, rank, words_of
+from coder.repomap.render import fit
+from coder.repomap.tags import FileTags, supported
+from coder.repomap.tokens import Tokenizer, get_tokenizer
+
+if TYPE_CHECKING:
+    from coder.edits.workspace import Workspace
+    from coder.seams.repo import Repo
+
+MAX_BYTES = 1_000_000
+"""Larger files are left out of the map (generated code, data, bundles)."""
+VENDORED = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "vendor"})
+"""Folders left out of the map of a folder that is not a git repository (git's ignore rules
+do that in one)."""
+
+
+class RepoMap:
+    """The ranked map of the files list_files names under root, fitted to budget tokens."""
+
+    def __init__(
+        self,
+        root: Path,
+        list_files: Callable[[], Iterable[str]],
+        read: Callable[[str], str],
+        budget: int,
+        tokenizer: Tokenizer | None = None,
+        on_status: Callable[[str], None] | None = None,
+    ):
+        self.root = root
+        self.budget = budget
+        self.tokenizer = tokenizer or get_tokenizer()
+        self.parsed = 0
+        """Files parsed by the last build (0 when every file's tags were cached)."""
+        self._list_files = list_files
+        self._read = read
+        self._on_status = on_status or (lambda text: None)
+        self._cache = TagsCache(root / CACHE_NAME)
+        self._tags: dict[str, Entry] = {}
+        self._loaded = False
+        """Whether the cache on disk has been read into _tags."""
+        self._last: tuple[object, str] | None = None
+        """The key of the last map built, and the map."""
+
+    def text(self, chat_files: Iterable[str], request: str = "") -> str:
+        """The map for a request about request with chat_files sent whole ("" when no other
+        file defines anything); built again only when something it depends on changed."""
+        stamps = self._stamps()
+        focus = Focus(frozenset(chat_files), words_of(request))
+        key = (focus, stamps)
+        if self._last is not None and self._last[0] == key:
+            self.parsed = 0
+            return self._last[1]
+        if all(path in focus.chat_files for path in stamps):
+            self.parsed, text = 0, ""
+        else:
+            entries = rank(self._update(stamps), focus, self.budget)
+            text = fit(entries, self.budget, self.tokenizer.count)
+        self._last = (key, text)
+        return text
+
+    def refresh(self) -> None:
+        """Forget every file's tags and the last map: the next map reads every file again."""
+        self._tags.clear()
+        self._loaded = True
+        self._last = None
+
+    def _stamps(self) -> dict[str, Stamp]:
+        """The files the map may show, with their stamps: regular files (not symlinks) of a
+        language with definitions, under MAX_BYTES, that are not coder's own."""
+        stamps = {}
+        for path in self._list_files():
+            if not supported(path) or posixpath.basename(path).startswith(".coder."):
+                continue
+            try:
+                info = os.lstat(self.root / path)
+            except OSError:  # deleted, or a name the system cannot take
+                continue
+            if stat.S_ISREG(info.st_mode) and info.st_size <= MAX_BYTES:
+                stamps[path] = (info.st_mtime_ns, info.st_size)
+        return stamps
+
+    def _update(self, stamps: dict[str, Stamp]) -> dict[str, FileTags]:
+        """Every file's tags, parsing those whose stamp changed and saving them in the cache."""
+        if not self._loaded:
+            self._tags = self._cache.load()
+            self._loaded = True
+        stale = [p for p, s in stamps.items() if p not in self._tags or self._tags[p][0] != s]
+        if len(stale) >= parsing.MANY:
+            self._on_status(f"Reading the symbols of {len(stale):,} files for the repository map.")
+        fresh = parsing.extract_all({p: self._text(p) for p in stale})
+        new = {p: (stamps[p], fresh[p]) for p in stale}
+        gone = [p for p in self._tags if p not in stamps]
+        for path in gone:
+            del self._tags[path]
+        self._tags.update(new)
+        if new or gone:
+            self._cache.save(new, gone)
+        self.parsed = len(stale)
+        return {p: self._tags[p][1] for p in stamps}
+
+    def _text(self, path: str) -> str:
+        """A file's text; "" for one that cannot be read or is not text."""
+        try:
+            text = self._read(path)
+        except (OSError, CoderError):  # unreadable, or a path coder may not read (PathError)
+            return ""
+        return "" if "\0" in text else text
+
+
+def get_repo_map(
+    ws: Workspace,
+    repo: Repo | None,
+    budget: int,
+    on_status: Callable[[str], None] | None = None,
+) -> RepoMap:
+    """The map of a workspace: its repository's files (tracked, or untracked and not ignored),
+    or, without git, the files under its root outside hidden and vendored folders."""
+
+    def listing() -> list[str]:
+        if repo is not None:
+            return repo.files()
+        return [p for p in ws.listing() if not _vendored(p)]
+
+    return RepoMap(ws.root, listing, lambda path: ws.read(path).text, budget, on_status=on_status)
+
+
+def _vendored(path: str) -> bool:
+    folders = PurePosixPath(path).parts[:-1]
+    return any(part.startswith(".") or part in VENDORED for part in folders)

@@ -1,0 +1,360 @@
+"""The repository map: tags, ranking, fitting, the tags cache, in real git repositories."""
+
+from __future__ import annotations
+
+import os
+import random
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from coder.edits.workspace import Workspace
+from coder.repomap import CACHE_NAME, RepoMap, get_repo_map
+from coder.repomap.pagerank import ALPHA, pagerank
+from coder.repomap.parsing import MANY, extract_all
+from coder.repomap.ranking import Focus, rank, words_of
+from coder.repomap.render import fit, render
+from coder.repomap.tags import FileTags, dumps, extract, loads
+from coder.repomap.tokens import estimate, get_tokenizer
+from coder.seams.repo import Repo
+
+from .gitrepo import make_repo
+
+APP = """\
+from billing import compute_invoice_total
+from shipping import ShippingQuote
+
+
+def handle_order(order):
+    quote = ShippingQuote(order.address)
+    return compute_invoice_total(order.items) + quote.price()
+"""
+BILLING = """\
+TAX_RATE = 0.2
+
+
+def compute_invoice_total(items):
+    return sum(item.price for item in items) * (1 + TAX_RATE)
+
+
+def refund_invoice(invoice):
+    return -invoice.total
+"""
+SHIPPING = """\
+class ShippingQuote:
+    def __init__(self, address):
+        self.address = address
+
+    def price(self):
+        return 5
+"""
+WEATHER = """\
+def forecast_rainfall(city):
+    return 0
+
+
+class BarometerReading:
+    pass
+"""
+FILES = {"app.py": APP, "billing.py": BILLING, "shipping.py": SHIPPING, "weather.py": WEATHER}
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return make_repo(tmp_path, FILES)
+
+
+def repo_map(root: Path, budget: int = 1024) -> RepoMap:
+    return get_repo_map(Workspace(root), Repo.find(root), budget)
+
+
+# Tags
+
+
+SAMPLES = {
+    "a.py": (
+        "from x import Foo\nLIMIT = 3\nclass A(Base):\n    @dec\n    def m(self, x: T):\n"
+        "        return f(x).g(Foo())\ndef top():\n    pass\n",
+        {"A", "m", "top", "LIMIT"},
+        {"Base", "dec", "T", "f", "g", "Foo"},
+    ),
+    "a.js": (
+        "class A extends B { m(x) { return f(x).g(); } }\nfunction h() { new C(); }\n"
+        "const k = () => 1;\nexport default function z() {}\n",
+        {"A", "m", "h", "k", "z"},
+        {"B", "C", "f", "g"},
+    ),
+    "a.ts": (
+        "interface I { m(): void }\ntype T = { a: number };\nenum E { X }\n"
+        "class A extends B implements I { n(x: T): U { return f(x); } }\n",
+        {"I", "m", "T", "E", "A", "n"},
+        {"B", "I", "T", "U", "f"},
+    ),
+    "a.tsx": ("function App(): Props { return <div>{f()}</div>; }\n", {"App"}, {"Props", "f"}),
+    "a.go": (
+        "package p\ntype S struct { a int }\nfunc (s *S) M() { f(); s.g() }\n"
+        "func F() T { return pkg.H() }\n",
+        {"S", "M", "F"},
+        {"f", "g", "T", "H"},
+    ),
+    "a.rs": (
+        "struct S { a: i32 }\ntrait T { fn m(&self); }\nimpl T for S { fn m(&self) { f(); } }\n"
+        "fn main() { let v: Vec<S> = Vec::new(); println!(); }\nconst C: i32 = 1;\n",
+        {"S", "T", "m", "main", "C"},
+        {"f", "Vec", "new", "println"},
+    ),
+    "A.java": (
+        "class A extends B { void m() { f(); o.g(); new C(); } A() {} }\ninterface I {}\n",
+        {"A", "m", "I"},
+        {"B", "C", "f", "g"},
+    ),
+    "a.c": (
+        "#define M 1\nstruct S { int a; };\ntypedef struct S T;\n"
+        "int f(int x) { return g(x); }\nstatic char *h(void) { T t; return 0; }\n",
+        {"M", "S", "T", "f", "h"},
+        {"g", "T"},
+    ),
+    "a.cpp": (
+        "namespace n { class A : public B { void m() { f(); n::h(); } }; }\nvoid A::k() {}\n",
+        {"n", "A", "m", "k"},
+        {"B", "f", "h"},
+    ),
+    "a.rb": (
+        "module M\n  class A < B\n    def m(x)\n      f(x)\n      C.new\n    end\n"
+        "    def self.s; end\n  end\nend\n",
+        {"M", "A", "m", "s"},
+        {"B", "C", "f", "new"},
+    ),
+}
+
+
+@pytest.mark.parametrize("path", sorted(SAMPLES))
+def test_each_language_has_a_query_finding_definitions_and_references(path: str) -> None:
+    text, defined, used = SAMPLES[path]
+    tags = extract(path, text)
+    assert {d.name for d in tags.definitions} >= defined
+    assert {name for name, _ in tags.references} >= used
+
+
+def test_a_definition_keeps_its_line_and_the_definitions_around_it() -> None:
+    tags = extract("a.py", "class A:\n    def m(self):\n        pass\n\ndef f():\n    pass\n")
+    by_name = {d.name: d for d in tags.definitions}
+    assert (by_name["m"].line, by_name["m"].text) == (1, "    def m(self):")
+    assert by_name["m"].context == ((0, "class A:"),)
+    assert by_name["f"].context == ()
+    assert loads(dumps(tags)) == tags
+
+
+def test_the_strings_constants_hold_are_left_out() -> None:
+    text = "SECRET_KEY = 'django-insecure-x'\nTOKEN: str = f\"abc\"\nLIMIT = 3\ndef f(x='a'):\n"
+    shown = [d.text for d in extract("settings.py", text).definitions]
+    assert shown == ["SECRET_KEY = …", "TOKEN: str = …", "LIMIT = 3", "def f(x='a'):"]
+    shown = [d.text for d in extract("k.c", '#define KEY "s3cret"\n#define N 4\n').definitions]
+    assert shown == ["#define KEY …", "#define N 4"]
+
+
+def test_syntax_errors_and_undecodable_bytes_leave_the_rest_readable(root: Path) -> None:
+    (root / "broken.py").write_text("def careful_helper(:\n    pass\n\ndef intact_helper():\n")
+    (root / "latin.py").write_bytes(b"def caf\xe9_helper():\n    return '\xff'\n")
+    (root / "binary.c").write_bytes(b"int f() {\0\0\0}")
+    names = {d.name for d in extract("broken.py", (root / "broken.py").read_text()).definitions}
+    assert "intact_helper" in names
+    text = repo_map(root).text(["app.py"], "")
+    assert "intact_helper" in text and "helper():" in text  # the Latin-1 file, decoded
+    assert "binary.c" not in text
+
+
+def test_files_that_define_nothing_are_listed_after_the_definitions(root: Path) -> None:
+    (root / "script.py").write_text("from billing import refund_invoice\nrefund_invoice(1)\n")
+    (root / "empty.py").write_text("")
+    text = repo_map(root).text(["app.py"], "")
+    assert text.endswith("script.py:\n") and "empty.py" not in text
+
+
+# Ranking and fitting
+
+
+def test_the_map_shows_what_the_chat_file_uses_first_and_never_the_chat_file(root: Path) -> None:
+    text = repo_map(root).text(["app.py"], "fix the total")
+    assert "app.py" not in text and "handle_order" not in text
+    files = [line for line in text.splitlines() if not line.startswith(" ")]
+    assert set(files[:2]) == {"billing.py:", "shipping.py:"}
+    assert files[-1] == "weather.py:"
+    assert "def compute_invoice_total(items):" in text and "class ShippingQuote:" in text
+
+
+def test_files_and_names_the_request_mentions_come_first(root: Path) -> None:
+    by_file = repo_map(root).text(["app.py"], "also look at weather.py")
+    assert by_file.splitlines()[0] == "weather.py:"
+    tags = {path: extract(path, text) for path, text in FILES.items()}
+    focus = Focus(frozenset({"app.py"}), words_of("use BarometerReading"))
+    assert rank(tags, focus, 10)[0].definition.name == "BarometerReading"
+
+
+def test_plain_words_and_private_names_count_less_than_telling_names() -> None:
+    texts = {
+        "chat.py": "def run(store):\n    store.get(1)\n    store.get(2)\n"
+        "    compute_shipping_cost(store)\n    _cached_rates()\n",
+        "plain.py": "def get(key):\n    pass\n",
+        "telling.py": "def compute_shipping_cost(store):\n    pass\n",
+        "private.py": "def _cached_rates():\n    pass\n\ndef public_rates():\n    pass\n",
+    }
+    tags = {path: extract(path, text) for path, text in texts.items()}
+    entries = rank(tags, Focus(frozenset({"chat.py"})), 10)
+    names = [e.definition.name for e in entries]
+    assert names.index("compute_shipping_cost") < names.index("get")
+    assert names.index("public_rates") < names.index("_cached_rates")
+
+
+def test_the_map_fits_its_budget_and_grows_with_it(root: Path) -> None:
+    count = get_tokenizer().count
+    sizes = []
+    for budget in (10, 30, 60, 1024):
+        text = repo_map(root, budget).text(["app.py"], "")
+        assert count(text) <= budget
+        sizes.append(len(text.splitlines()))
+    assert sizes == sorted(sizes) and sizes[0] < sizes[-1]
+    assert repo_map(root, 1).text(["app.py"], "") == ""
+
+
+def test_fitting_takes_the_longest_prefix_of_entries_within_the_budget() -> None:
+    tags = {f"m{i}.py": extract(f"m{i}.py", f"def function_{i}():\n    pass\n") for i in range(50)}
+    entries = rank(tags, Focus(), 100)
+    for budget in (5, 17, 40, 90):
+        text = fit(entries, budget, estimate)
+        assert estimate(text) <= budget
+        shown = len(text.splitlines()) // 2
+        assert text == render(entries[:shown])
+        assert estimate(render(entries[: shown + 1])) > budget
+
+
+def test_words_of_a_request_keep_identifiers_and_paths() -> None:
+    words = words_of("Make `Repo.find` in coder/seams/repo.py use find_root().")
+    assert {"Repo", "find", "coder/seams/repo.py", "repo", "find_root"} <= words
+
+
+def test_pagerank_gives_what_networkx_gives() -> None:
+    nx = pytest.importorskip("networkx")
+    rng = random.Random(7)
+    nodes = 60
+    edges = {(rng.randrange(nodes), rng.randrange(nodes)): rng.random() for _ in range(200)}
+    edges = {(s, t): w for (s, t), w in edges.items() if s != t}
+    restart = [1.0 if n in (3, 8) else 0.0 for n in range(nodes)]
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(nodes))  # some have no edges at all: dead ends
+    graph.add_weighted_edges_from((s, t, w) for (s, t), w in edges.items())
+    personal = {n: r for n, r in enumerate(restart) if r}
+    sources, targets = zip(*edges, strict=True)
+    for alpha in (ALPHA, 0.85):
+        expected = nx.pagerank(graph, alpha, personalization=personal, dangling=personal, tol=1e-10)
+        ours = pagerank(nodes, sources, targets, list(edges.values()), restart, alpha)
+        assert max(abs(ours[n] - expected[n]) for n in range(nodes)) < 1e-5
+    uniform = nx.pagerank(graph, ALPHA, tol=1e-10)
+    ours = pagerank(nodes, sources, targets, list(edges.values()))
+    assert max(abs(ours[n] - uniform[n]) for n in range(nodes)) < 1e-5
+
+
+def test_tokens_are_counted_with_cl100k_without_the_network() -> None:
+    tokenizer = get_tokenizer()
+    assert tokenizer.exact  # litellm's copy of the ranks file was found and checked
+    assert tokenizer.count("hello world") == 2
+
+
+# The cache
+
+
+def test_a_second_map_parses_nothing_and_a_changed_file_is_parsed_again(root: Path) -> None:
+    first = repo_map(root)
+    text = first.text(["app.py"], "")
+    assert first.parsed == 4 and (root / CACHE_NAME).is_file()
+    again = repo_map(root)  # a new map, as in a new process: the tags come from the file
+    assert again.text(["app.py"], "") == text and again.parsed == 0
+    path = root / "weather.py"
+    path.write_text(WEATHER + "\n\ndef sunshine_hours():\n    return 8\n")
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    text = again.text(["app.py"], "")
+    assert again.parsed == 1 and "def sunshine_hours():" in text
+    assert repo_map(root).text(["app.py"], "") == text
+
+
+def test_the_same_request_reuses_the_map_without_ranking_again(root: Path, monkeypatch) -> None:
+    from coder.repomap import mapper
+
+    the_map = repo_map(root)
+    text = the_map.text(["app.py"], "fix billing")
+    monkeypatch.setattr(mapper, "rank", lambda *args: pytest.fail("ranked again"))
+    assert the_map.text(["app.py"], "fix billing") == text
+    assert the_map.parsed == 0
+
+
+def test_a_refresh_reads_every_file_again(root: Path) -> None:
+    the_map = repo_map(root)
+    text = the_map.text(["app.py"], "")
+    the_map.refresh()
+    assert the_map.text(["app.py"], "") == text and the_map.parsed == 4
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b"this is not a database at all",
+        b"SQLite format 3\x00" + b"\xff" * 5000,
+        b"",
+    ],
+)
+def test_a_damaged_cache_is_replaced_silently(root: Path, damage: bytes) -> None:
+    expected = repo_map(root).text(["app.py"], "")
+    (root / CACHE_NAME).write_bytes(damage)
+    damaged = repo_map(root)
+    assert damaged.text(["app.py"], "") == expected and damaged.parsed == 4
+    healed = repo_map(root)
+    assert healed.text(["app.py"], "") == expected and healed.parsed == 0
+
+
+def test_a_cache_from_another_version_is_read_again(root: Path) -> None:
+    expected = repo_map(root).text(["app.py"], "")
+    (root / CACHE_NAME).unlink()
+    with sqlite3.connect(root / CACHE_NAME) as db:  # an older layout, with stale rows
+        db.execute("CREATE TABLE tags (path TEXT, data BLOB)")
+        db.execute("INSERT INTO tags VALUES ('billing.py', 'nonsense')")
+    db.close()
+    older = repo_map(root)
+    assert older.text(["app.py"], "") == expected and older.parsed == 4
+    with sqlite3.connect(root / CACHE_NAME) as db:
+        db.execute("UPDATE tags SET data = 'not json'")
+    db.close()
+    garbled = repo_map(root)
+    assert garbled.text(["app.py"], "") == expected and garbled.parsed == 4
+
+
+def test_the_map_leaves_out_huge_files_symlinks_and_coders_own(root: Path) -> None:
+    (root / "huge.py").write_text("def enormous_function():\n    pass\n" + "#" * 1_000_001)
+    (root / "link.py").symlink_to(root / "weather.py")
+    (root / ".coder.chat.history.md").write_text("def from_the_transcript():\n")
+    text = repo_map(root).text(["app.py"], "")
+    assert "enormous_function" not in text and "link.py" not in text
+    assert "from_the_transcript" not in text and "forecast_rainfall" in text
+
+
+def test_without_git_the_map_skips_hidden_and_vendored_folders(tmp_path: Path) -> None:
+    for name, text in FILES.items():
+        (tmp_path / name).write_text(text)
+    for folder in (".venv/lib", "node_modules/pkg"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "vendored.py").write_text("def vendored_function():\n    pass\n")
+    text = get_repo_map(Workspace(tmp_path), None, 1024).text(["app.py"], "")
+    assert "compute_invoice_total" in text and "vendored_function" not in text
+
+
+def test_many_files_are_parsed_in_worker_processes_with_the_same_tags(monkeypatch) -> None:
+    from coder.repomap import parsing
+
+    texts = {f"m{i}.py": f"def function_{i}():\n    return helper_{i % 7}()\n" for i in range(MANY)}
+    texts["odd.py"] = "def caf\udce9():\n    pass\n"  # an undecodable byte, carried through
+    expected = {path: extract(path, text) for path, text in texts.items()}
+    # Parsing in this process would fail now: the workers must do it all.
+    monkeypatch.setattr(parsing, "extract", lambda path, text: pytest.fail("parsed here"))
+    parallel = extract_all(texts, workers=2)
+    assert parallel == expected
+    assert parallel["m3.py"] == FileTags(expected["m3.py"].definitions, (("helper_3", 1),))

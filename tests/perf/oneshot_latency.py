@@ -4,9 +4,10 @@ Both tools make the same edit of a small Python file in a fresh git repository (
 with a fresh HOME), against the same kind of fake OpenAI-compatible server on 127.0.0.1
 (tests/coder/fake_openai.py, which also checks every request against OpenAI's rules): the
 edit request gets a streamed reply in the tool's own `diff` format, the commit-message request
-a one-line message. Both apply the edit and commit it; aider runs with no repository map, no
-lint, no analytics, no version check, no model warnings, and litellm's local price map, as
-coder uses (coder keeps its syntax check, so it does a little more). The tools take turns, run
+a one-line message. Both apply the edit and commit it, with no repository map (`--map-tokens
+0` for both); aider runs with no lint, no analytics, no version check, no model warnings, and
+litellm's local price map, as coder uses (coder keeps its syntax check, so it does a little
+more). The tools take turns, run
 by run, after one untimed run each to warm the file cache; a run that exits non-zero, leaves
 the file without the edit or makes no commit is a failure, printed, and not timed.
 
@@ -93,7 +94,10 @@ def repository(root: Path) -> None:
 def command(tool: str, program: str, route: str, base: str) -> list[str]:
     model, flags = ROUTES[route]
     if tool == "coder":
-        return [program, "--model", model, "--api-base", base, *flags, "--yes", "--no-gitignore"]
+        return [
+            *(program, "--model", model, "--api-base", base, *flags),
+            *("--map-tokens", "0", "--yes", "--no-gitignore"),
+        ]
     return [
         program,
         "--model",

@@ -311,3 +311,23 @@ def test_what_retry_after_asks_for() -> None:
     assert 8 < retry_after({"retry-after": formatdate(time.time() + 10, usegmt=True)}) <= 10
     assert retry_after({"retry-after": "soon"}) is None
     assert retry_after({}) is None and retry_after(None) is None
+
+
+def test_without_any_key(route: str, monkeypatch) -> None:
+    """The direct route sends no key (a local server needs none); litellm's client refuses to
+    send the request, which is said at once, not retried as the server error litellm calls it."""
+    monkeypatch.delenv("OPENAI_API_KEY")
+    notes: list[str] = []
+    with FakeOpenAI([Text("hi")]) as server:
+        settings = ModelSettings("openai/test-model", server.base_url, retries=5)
+        llm = ROUTES[route](settings, on_retry=notes.append)
+        if route == "direct":
+            assert llm.complete(REQUEST).text == "hi"
+            assert "authorization" not in server.headers[0]
+        else:
+            with pytest.raises(
+                ModelError, match="no API key for openai/test-model: pass --api-key"
+            ):
+                llm.complete(REQUEST)
+            assert server.requests == []
+    assert notes == []

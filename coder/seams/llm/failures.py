@@ -35,8 +35,8 @@ class Failure:
     """What went wrong with one attempt."""
 
     kind: str
-    """One of auth, not-found, context, rate-limit, server, timeout, connection, unreachable,
-    bad-request, bad-reply, other."""
+    """One of auth, no-key, not-found, context, rate-limit, server, timeout, connection,
+    unreachable, bad-request, bad-reply, other."""
     detail: str
     """The provider's own words (one line), or the reason a connection failed."""
     retry_after: float | None = None
@@ -52,6 +52,8 @@ def explain(failure: Failure, model: str, url: str | None) -> str:
         return f"cannot connect to {where} ({first}){hint}"
     return {
         "auth": f"the provider rejected the API key for {model}: check the key ({first})",
+        "no-key": f"no API key for {model}: pass --api-key or set the provider's variable"
+        f" ({first})",
         "not-found": f"unknown model {model!r} ({first})",
         "context": f"the conversation is too long for {model}'s context window: use /drop,"
         " /clear or a model with a larger window",

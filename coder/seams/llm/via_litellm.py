@@ -165,10 +165,17 @@ def _failure(litellm, exc: Exception) -> Failure:
     if why is not None:
         return Failure("unreachable", why)
     detail = failures.first_line(str(getattr(exc, "message", "") or exc), type(exc).__name__)
+    if any(words in detail for words in _NO_KEY):
+        # The client refused to send the request; litellm calls that a server error.
+        return Failure("no-key", detail.split(" - ", 1)[-1])
     headers = getattr(exc, "litellm_response_headers", None) or getattr(
         getattr(exc, "response", None), "headers", None
     )
     return Failure(_kind(litellm, exc), detail, failures.retry_after(headers))
+
+
+_NO_KEY = ("Missing credentials", "api_key client option must be set")
+"""What the OpenAI client says when it has no key to send (litellm wraps it as a 500)."""
 
 
 def _kind(litellm, exc: Exception) -> str:

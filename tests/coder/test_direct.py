@@ -117,8 +117,16 @@ def test_an_error_event_before_any_text_is_retried_then_explained() -> None:
 
 def test_a_web_page_is_not_taken_for_an_empty_answer() -> None:
     page = Raw(b"<html><body>Welcome to nginx!</body></html>", "text/html")
-    with FakeOpenAI([page]) as server, pytest.raises(ModelError, match="no server-sent events"):
+    with FakeOpenAI([page]) as server, pytest.raises(ModelError, match="without server-sent"):
         direct(server)[0].complete(REQUEST)
+
+
+def test_an_empty_stream_is_an_empty_answer() -> None:
+    """As through litellm: llama.cpp's server sends one when it cannot follow a tool's schema,
+    and the model then hears that its reply had no edits."""
+    with FakeOpenAI([Raw(b"")]) as server:
+        completion = direct(server)[0].complete(REQUEST)
+    assert completion.text == "" and completion.tool_calls == ()
 
 
 def test_a_stream_dropped_before_any_text_is_retried() -> None:

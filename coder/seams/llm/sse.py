@@ -37,8 +37,8 @@ def read(response: http.client.HTTPResponse, answer: wire.Assembly) -> None:
 
 def events(response) -> Iterator[dict]:
     """The JSON objects of a server-sent event stream, up to `data: [DONE]` or its end.
-    Failed on an event that is not a JSON object or carries an error, and on a reply without
-    any event (a web page, say)."""
+    Failed on an event that is not a JSON object or carries an error, and on a reply that is
+    not a stream of events (a web page, say)."""
     data: list[str] = []
     seen = False
     for raw in _lines(response):
@@ -53,8 +53,11 @@ def events(response) -> Iterator[dict]:
         if payload.strip() == "[DONE]":
             return
         yield _loads(payload.encode())
-    if not seen:
-        raise Failed(Failure("bad-reply", "the reply holds no server-sent events"))
+    kind = response.getheader("content-type") or "no content type"
+    if not seen and not kind.startswith("text/event-stream"):
+        # An empty stream is an empty answer, as litellm takes it (llama.cpp's server sends
+        # one when it cannot follow a tool's schema); a web page is no answer at all.
+        raise Failed(Failure("bad-reply", f"a {kind} reply, without server-sent events"))
     payload = "\n".join(data).strip()
     if payload and payload != "[DONE]":
         # An event the body ended in before its blank line: whole, it counts; cut, the

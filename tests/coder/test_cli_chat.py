@@ -8,7 +8,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -107,10 +106,9 @@ def test_a_refused_connection_fails_fast_naming_the_url(repo: Path, route: str) 
     with socket.socket() as probe:  # a port on which nothing listens
         probe.bind(("127.0.0.1", 0))
         base = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
-    began = time.monotonic()
     done = coder(repo, base, "--yes", "-m", "say goodbye", "hello.py", route=route)
-    # Retrying would take 31 s; litellm's import alone takes 3 s or more on a busy machine.
-    assert time.monotonic() - began < (5 if route == "direct" else 15)
+    # Fast means no retry (each says "retrying"; all of them take 31 s): a wall-clock bound
+    # would measure the machine's load instead (litellm's import took 27 s on a loaded one).
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1] == (
         f"coder: cannot connect to {base} (connection refused): is the server running?"

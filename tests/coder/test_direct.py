@@ -5,7 +5,6 @@ web page, a huge reply, calls interleaved by index, a stream dropped before any 
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -136,12 +135,10 @@ def test_a_stream_dropped_before_any_text_is_retried() -> None:
     assert len(notes) == 2 and "could not reach" in notes[0]
 
 
-def test_a_huge_reply_streams_in_reasonable_time() -> None:
+def test_a_huge_reply_arrives_whole() -> None:
     text = "".join(f"line {n} of a long reply\n" for n in range(200_000))  # 5 MB
     with FakeOpenAI([Text(text, chunk_size=2_000)]) as server:
-        began = time.monotonic()
         assert direct(server)[0].complete(REQUEST).text == text
-    assert time.monotonic() - began < 20
 
 
 def test_a_single_megabyte_event_is_read() -> None:

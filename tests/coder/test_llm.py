@@ -18,7 +18,6 @@ from coder.seams.llm import (
     ModelSettings,
     get_model,
     resolve,
-    via_litellm,
 )
 from coder.seams.model import Message, Request
 from editformats import ToolCall, diff_func
@@ -207,11 +206,9 @@ def test_a_refused_connection_fails_at_once_naming_the_url(route: str) -> None:
     base = f"http://127.0.0.1:{free_port()}/v1"
     llm, notes = model(base, route, retries=5)
     llm.settings = ModelSettings("openai/test-model", base, "k", retries=5, backoff=1.0)
-    via_litellm.load()  # not timed: the import takes seconds
-    began = time.monotonic()
     with pytest.raises(ModelError) as caught:
         llm.complete(REQUEST)
-    assert time.monotonic() - began < 5 and notes == []
+    assert notes == []  # not one retry (five would say so, and wait 31 s)
     assert (
         str(caught.value)
         == f"cannot connect to {base} (connection refused): is the server running?"

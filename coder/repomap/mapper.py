@@ -81,10 +81,13 @@ class RepoMap:
 
     def _stamps(self) -> dict[str, Stamp]:
         """The files the map may show, with their stamps: regular files (not symlinks) of a
-        language with definitions, under MAX_BYTES, that are not coder's own."""
+        language with definitions, under MAX_BYTES, that are not coder's own, whose names
+        the map can show."""
         stamps = {}
         for path in self._list_files():
             if not supported(path) or posixpath.basename(path).startswith(".coder."):
+                continue
+            if not _showable(path):
                 continue
             try:
                 info = os.lstat(self.root / path)
@@ -137,6 +140,17 @@ def get_repo_map(
         return [p for p in ws.listing() if not _vendored(p)]
 
     return RepoMap(ws.root, listing, lambda path: ws.read(path).text, budget, on_status=on_status)
+
+
+def _showable(path: str) -> bool:
+    """False for a name that is not UTF-8 (git and the file system hand its bytes on as
+    surrogates, which neither the cache nor a request can carry) or holds a control character
+    (a newline would break the map's lines); the model could not name such a file anyway."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return path.isprintable()
 
 
 def _vendored(path: str) -> bool:

@@ -337,6 +337,16 @@ def test_the_map_leaves_out_huge_files_symlinks_and_coders_own(root: Path) -> No
     assert "from_the_transcript" not in text and "forecast_rainfall" in text
 
 
+def test_names_that_are_not_utf8_or_hold_a_newline_are_left_out(root: Path) -> None:
+    # git hands on a Latin-1 name's bytes as surrogates, which neither sqlite nor a request
+    # to the model can encode: the whole map failed, and every request with it.
+    for name in (b"caf\xe9.py", b"two\nlines.py"):
+        (root / os.fsdecode(name)).write_text("def hidden_away_function():\n    pass\n")
+    text = repo_map(root).text(["app.py"], "")
+    assert "compute_invoice_total" in text and "hidden_away_function" not in text
+    text.encode("utf-8")
+
+
 def test_without_git_the_map_skips_hidden_and_vendored_folders(tmp_path: Path) -> None:
     for name, text in FILES.items():
         (tmp_path / name).write_text(text)

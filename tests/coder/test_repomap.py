@@ -312,6 +312,33 @@ def test_a_damaged_cache_is_replaced_silently(root: Path, damage: bytes) -> None
     assert healed.text(["app.py"], "") == expected and healed.parsed == 0
 
 
+@pytest.mark.parametrize("target", [None, b"", b"precious\n"])
+def test_a_cache_that_is_a_symlink_is_never_written_through(
+    root: Path, tmp_path_factory, target: bytes | None
+) -> None:
+    # A cloned repository can hold the cache's name as a symlink to anywhere: sqlite created
+    # a missing target, and turned an empty file into its database.
+    outside = tmp_path_factory.mktemp("outside") / "victim"
+    if target is not None:
+        outside.write_bytes(target)
+    (root / CACHE_NAME).symlink_to(outside)
+    for _ in range(2):
+        the_map = repo_map(root)
+        assert "compute_invoice_total" in the_map.text(["app.py"], "")
+        assert the_map.parsed == 4  # without a cache
+    assert (root / CACHE_NAME).is_symlink()
+    if target is None:
+        assert not outside.exists()
+    else:
+        assert outside.read_bytes() == target
+
+
+def test_a_cache_that_is_a_folder_is_left_alone(root: Path) -> None:
+    (root / CACHE_NAME).mkdir()
+    assert "compute_invoice_total" in repo_map(root).text(["app.py"], "")
+    assert (root / CACHE_NAME).is_dir()
+
+
 def test_a_cache_from_another_version_is_read_again(root: Path) -> None:
     expected = repo_map(root).text(["app.py"], "")
     (root / CACHE_NAME).unlink()

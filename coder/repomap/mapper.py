@@ -55,6 +55,9 @@ class RepoMap:
         """Whether the cache on disk has been read into _tags."""
         self._last: tuple[object, str] | None = None
         """The key of the last map built, and the map."""
+        self._unread: set[str] = set()
+        """Files that could not be read at the last build: tried again at the next one, as
+        what made them unreadable (a chmod) need not change their stamps."""
 
     def text(self, chat_files: Iterable[str], request: str = "") -> str:
         """The map for a request about request with chat_files sent whole ("" when no other
@@ -70,7 +73,7 @@ class RepoMap:
         else:
             entries = rank(self._update(stamps), focus, self.budget)
             text = fit(entries, self.budget, self.tokenizer.count)
-        self._last = (key, text)
+        self._last = None if self._unread else (key, text)
         return text
 
     def refresh(self) -> None:
@@ -98,30 +101,33 @@ class RepoMap:
         return stamps
 
     def _update(self, stamps: dict[str, Stamp]) -> dict[str, FileTags]:
-        """Every file's tags, parsing those whose stamp changed and saving them in the cache."""
+        """Every readable file's tags, parsing those whose stamp changed and saving them in the
+        cache; a file that cannot be read is left out, and not remembered."""
         if not self._loaded:
             self._tags = self._cache.load()
             self._loaded = True
         stale = [p for p, s in stamps.items() if p not in self._tags or self._tags[p][0] != s]
-        if len(stale) >= parsing.MANY:
+        if len([p for p in stale if p not in self._unread]) >= parsing.MANY:
             self._on_status(f"Reading the symbols of {len(stale):,} files for the repository map.")
-        fresh = parsing.extract_all({p: self._text(p) for p in stale})
-        new = {p: (stamps[p], fresh[p]) for p in stale}
-        gone = [p for p in self._tags if p not in stamps]
+        texts = {p: self._text(p) for p in stale}
+        self._unread = {p for p, text in texts.items() if text is None}
+        fresh = parsing.extract_all({p: t for p, t in texts.items() if t is not None})
+        new = {p: (stamps[p], tags) for p, tags in fresh.items()}
+        gone = [p for p in self._tags if p not in stamps or p in self._unread]
         for path in gone:
             del self._tags[path]
         self._tags.update(new)
         if new or gone:
             self._cache.save(new, gone)
-        self.parsed = len(stale)
-        return {p: self._tags[p][1] for p in stamps}
+        self.parsed = len(new)
+        return {p: self._tags[p][1] for p in stamps if p in self._tags}
 
-    def _text(self, path: str) -> str:
-        """A file's text; "" for one that cannot be read or is not text."""
+    def _text(self, path: str) -> str | None:
+        """A file's text; "" for one that is not text, None for one that cannot be read."""
         try:
             text = self._read(path)
         except (OSError, CoderError):  # unreadable, or a path coder may not read (PathError)
-            return ""
+            return None
         return "" if "\0" in text else text
 
 

@@ -288,6 +288,25 @@ def test_the_same_request_reuses_the_map_without_ranking_again(root: Path, monke
     assert the_map.parsed == 0
 
 
+def test_a_file_that_could_not_be_read_is_read_again_once_it_can_be(root: Path) -> None:
+    # chmod 000 and back changes no modification time: the file's empty tags were cached
+    # under its stamp, and it stayed out of the map, in this chat and the next ones.
+    locked = {"billing.py"}
+
+    def read(path: str) -> str:
+        if path in locked:
+            raise PermissionError(13, "Permission denied", path)
+        return (root / path).read_text()
+
+    repo = Repo.find(root)
+    the_map = RepoMap(root, repo.files, read, 1024)
+    assert "compute_invoice_total" not in the_map.text(["app.py"], "")
+    locked.clear()
+    assert "compute_invoice_total" in the_map.text(["app.py"], "")
+    assert the_map.parsed == 1
+    assert "compute_invoice_total" in repo_map(root).text(["app.py"], "")
+
+
 def test_a_refresh_reads_every_file_again(root: Path) -> None:
     the_map = repo_map(root)
     text = the_map.text(["app.py"], "")

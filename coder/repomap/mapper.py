@@ -7,7 +7,7 @@ import os
 import posixpath
 import stat
 from collections.abc import Callable, Iterable
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coder.errors import CoderError
@@ -26,7 +26,9 @@ MAX_BYTES = 1_000_000
 """Larger files are left out of the map (generated code, data, bundles)."""
 VENDORED = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "vendor"})
 """Folders left out of the map of a folder that is not a git repository (git's ignore rules
-do that in one)."""
+do that in one), as are hidden ones; the walk does not enter them."""
+MOST_LISTED = 50_000
+"""The most files listed in a folder that is not a git repository."""
 
 
 class RepoMap:
@@ -143,7 +145,7 @@ def get_repo_map(
     def listing() -> list[str]:
         if repo is not None:
             return repo.files()
-        return [p for p in ws.listing() if not _vendored(p)]
+        return ws.listing(MOST_LISTED, skip=_vendored)
 
     return RepoMap(ws.root, listing, lambda path: ws.read(path).text, budget, on_status=on_status)
 
@@ -159,6 +161,6 @@ def _showable(path: str) -> bool:
     return path.isprintable()
 
 
-def _vendored(path: str) -> bool:
-    folders = PurePosixPath(path).parts[:-1]
-    return any(part.startswith(".") or part in VENDORED for part in folders)
+def _vendored(folder: str) -> bool:
+    """True for a folder's name that the map of a folder without git leaves out."""
+    return folder.startswith(".") or folder in VENDORED

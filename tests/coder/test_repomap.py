@@ -403,6 +403,23 @@ def test_without_git_the_map_skips_hidden_and_vendored_folders(tmp_path: Path) -
     assert "compute_invoice_total" in text and "vendored_function" not in text
 
 
+def test_without_git_vendored_files_do_not_use_up_the_listing(tmp_path: Path, monkeypatch) -> None:
+    # The walk went through .venv and node_modules before it dropped them: a virtualenv of
+    # 50,000 files used up the listing, and the map of the project's own code was empty.
+    from coder.repomap import mapper
+
+    monkeypatch.setattr(mapper, "MOST_LISTED", 10)
+    (tmp_path / "src").mkdir()
+    for name, text in FILES.items():
+        (tmp_path / "src" / name).write_text(text)
+    for folder in (".venv/lib", "node_modules/pkg"):
+        (tmp_path / folder).mkdir(parents=True)
+        for i in range(20):
+            (tmp_path / folder / f"m{i}.py").write_text(f"def vendored_{i}():\n    pass\n")
+    text = get_repo_map(Workspace(tmp_path), None, 1024).text(["src/app.py"], "")
+    assert "compute_invoice_total" in text and "vendored" not in text
+
+
 def test_many_files_are_parsed_in_worker_processes_with_the_same_tags(monkeypatch) -> None:
     from coder.repomap import parsing
 

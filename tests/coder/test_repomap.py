@@ -149,9 +149,40 @@ def test_a_definition_keeps_its_line_and_the_definitions_around_it() -> None:
 def test_the_strings_constants_hold_are_left_out() -> None:
     text = "SECRET_KEY = 'django-insecure-x'\nTOKEN: str = f\"abc\"\nLIMIT = 3\ndef f(x='a'):\n"
     shown = [d.text for d in extract("settings.py", text).definitions]
-    assert shown == ["SECRET_KEY = …", "TOKEN: str = …", "LIMIT = 3", "def f(x='a'):"]
+    assert shown == ["SECRET_KEY = …", "TOKEN: str = …", "LIMIT = 3", "def f(x=…):"]
     shown = [d.text for d in extract("k.c", '#define KEY "s3cret"\n#define N 4\n').definitions]
     assert shown == ["#define KEY …", "#define N 4"]
+
+
+SECRETS = {
+    # Only a constant whose value began with a quote lost it: these were sent whole.
+    "config/secrets.py": (
+        'AWS = {"key": "AKIA-SECRET-1", "secret": "SECRET-2"}\n'
+        'DB_URL = os.environ.get("DB", "postgres://admin:SECRET-3@db/prod")\n'
+        'KEY = ("-----BEGIN RSA PRIVATE KEY-----SECRET-4"\n       "abc")\n'
+        'PEM = """-----BEGIN OPENSSH PRIVATE KEY-----\nSECRET-5\n-----END"""\n'
+        'A = B = "SECRET-6"\n'
+        'token = "x"; OTHER = "SECRET-7"\n'
+        'def connect(password="SECRET-8", name=f"{user}SECRET-9"): pass\n'
+        'class Settings(Base, key=b"SECRET-10"):\n    pass\n'
+    ),
+    "config.js": 'const cfg = { apiKey: "SECRET-1" };\nexport const T = `SECRET-2${x}`;\n'
+    'const url = new URL("https://user:SECRET-3@host");\n',
+    "k.ts": 'export const KEY: string = "SECRET-1";\nenum Keys { A = "SECRET-2" }\n',
+    "k.go": 'package p\nvar Secret = []byte("SECRET-1")\nconst Raw = `SECRET-2`\n',
+    "k.rs": 'static KEY: &[u8] = b"SECRET-1";\nconst R: &str = r#"SECRET-2"#;\n',
+    "K.java": 'class K { static final String KEY = "SECRET-1"; char[] p = "SECRET-2".x(); }\n',
+    "k.c": '#define URL make("SECRET-1")\n#define F(x) g(x, "SECRET-2")\n',
+    "k.cpp": 'const char *k = R"(SECRET-1)";\nvoid f(const char *p = "SECRET-2") {}\n',
+    "k.rb": 'KEYS = { aws: "SECRET-1", gcp: %w[SECRET-2] }\nKEY = :"SECRET-3"\n',
+}
+
+
+@pytest.mark.parametrize("path", sorted(SECRETS))
+def test_no_string_literal_reaches_the_map(path: str) -> None:
+    tags = extract(path, SECRETS[path])
+    shown = "\n".join(d.text for d in tags.definitions)
+    assert tags.definitions and "SECRET" not in shown and "…" in shown
 
 
 def test_syntax_errors_and_undecodable_bytes_leave_the_rest_readable(root: Path) -> None:

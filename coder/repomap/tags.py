@@ -13,6 +13,14 @@ from coder.repomap.queries import QUERIES
 
 LINE_CHARS = 160
 """A definition's line is kept up to this many characters."""
+MOST_DEPTH = 10_000
+"""A file whose syntax tree is deeper is left out: past a depth of 65,535 tree-sitter's
+queries slow down without bound (f(f(f(… 40,000 deep took 4 s), and no code written by hand
+nests anywhere near this deep."""
+MOST_ERROR_WORK = 10**9
+"""A file is left out when the squares of the sizes of its syntax errors (the children of
+each ERROR node) add up to more than this: a query takes about that square over one
+(100,000 unclosed brackets, one ERROR node: 5 s; a megabyte of them would take minutes)."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +66,8 @@ def extract(path: str, text: str) -> FileTags:
 
     # Undecodable bytes were carried through as surrogates: they go back as the bytes they were.
     tree = parser.parse(text.encode("utf-8", "surrogateescape"))
+    if _too_slow(tree):
+        return NO_TAGS
     captures = QueryCursor(query).captures(tree.root_node)
     names = captures.get("def", ())
     rows = {node.start_point[0] for node in names}
@@ -70,6 +80,31 @@ def extract(path: str, text: str) -> FileTags:
     )
     definitions = tuple(sorted(defined.values(), key=lambda d: (d.line, d.name)))
     return FileTags(definitions, tuple(sorted(used.items())))
+
+
+def _too_slow(tree) -> bool:
+    """True for a tree that the queries would take too long over: too deep, or with too
+    large syntax errors. Walked only when it has enough nodes to be either."""
+    root = tree.root_node
+    if root.descendant_count <= MOST_DEPTH:  # neither deep enough nor errors large enough
+        return False
+    errors = root.has_error
+    cursor = tree.walk()
+    depth = work = 0
+    while True:
+        if errors and (node := cursor.node).is_error:
+            work += node.child_count**2
+            if work > MOST_ERROR_WORK:
+                return True
+        if cursor.goto_first_child():
+            depth += 1
+            if depth > MOST_DEPTH:
+                return True
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return False
+            depth -= 1
 
 
 def _definitions(names, lines: list[str]) -> dict[int, Definition]:

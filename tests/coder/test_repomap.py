@@ -196,6 +196,28 @@ def test_syntax_errors_and_undecodable_bytes_leave_the_rest_readable(root: Path)
     assert "binary.c" not in text
 
 
+@pytest.mark.parametrize(
+    "path, tail",
+    [
+        ("a.py", "f(" * 40_000 + ")" * 40_000),  # deeper than 65,535: 4 s, and growing
+        ("a.js", "x = " + "(" * 100_000),  # one ERROR node of 100,000 brackets: 5 s
+        ("a.c", "int x = " + "{" * 100_000),
+    ],
+)
+def test_a_file_the_queries_would_take_minutes_over_is_left_out(path: str, tail: str) -> None:
+    # tree-sitter's queries slow down without bound on such trees: a megabyte of brackets
+    # held the first request for minutes, with no way to interrupt it.
+    head = {
+        "a.py": "def early():\n    pass\n",
+        "a.js": "function early() {}\n",
+        "a.c": "int early(void) {}\n",
+    }[path]
+    assert extract(path, head).definitions
+    assert extract(path, head + tail) == FileTags()
+    wide = "".join(f"def f{i}():\n    g{i}()\n" for i in range(3000))  # many nodes, shallow
+    assert len(extract("a.py", wide).definitions) == 3000
+
+
 def test_files_that_define_nothing_are_listed_after_the_definitions(root: Path) -> None:
     (root / "script.py").write_text("from billing import refund_invoice\nrefund_invoice(1)\n")
     (root / "empty.py").write_text("")

@@ -484,3 +484,43 @@ def test_many_files_are_parsed_in_worker_processes_with_the_same_tags(monkeypatc
     parallel = extract_all(texts, workers=2)
     assert parallel == expected
     assert parallel["m3.py"] == FileTags(expected["m3.py"].definitions, (("helper_3", 1),))
+
+
+def test_a_file_that_takes_a_worker_too_long_is_left_out_and_the_rest_kept(monkeypatch) -> None:
+    # Crafted text takes tree-sitter seconds to parse (16 s for a megabyte), all in C, with
+    # nothing to cut it short: the chat waited, once per file, at every request.
+    from coder.repomap import parsing
+
+    monkeypatch.setattr(parsing, "FILE_SECONDS", 0.1)
+    monkeypatch.setattr(parsing, "IN_PROCESS_CHARS", 1000)  # so that a worker parses them
+    slow = "int early() {}\n" + ("\"'`" * 300 + "\n") * 120  # stray quotes: about 0.7 s
+    texts = {"slow.cpp": slow, "fine.js": "function fine() {}\n", "also.py": "def also():\n"}
+    assert extract("slow.cpp", slow).definitions
+    found = extract_all(texts, workers=1)
+    assert found["slow.cpp"] == FileTags()
+    assert found["fine.js"] == extract("fine.js", texts["fine.js"])
+    assert found["also.py"] == extract("also.py", texts["also.py"])
+
+
+def test_workers_are_killed_when_the_map_is_interrupted(monkeypatch) -> None:
+    from coder.repomap import parsing
+
+    # Workers that would take a minute, and a Ctrl-C while the map waits for them.
+    monkeypatch.setattr(parsing, "_WORKER", "import time; time.sleep(60)  # {root!r} {seconds!r}")
+    started = []
+
+    def start(chunk, base):
+        started.append(run := real_start(chunk, base))
+        return run
+
+    def interrupted(chunk, process, output):
+        raise KeyboardInterrupt
+
+    real_start = parsing._start
+    monkeypatch.setattr(parsing, "_start", start)
+    monkeypatch.setattr(parsing, "_finish", interrupted)
+    texts = {f"m{i}.py": "def f():\n    pass\n" for i in range(MANY)}
+    with pytest.raises(KeyboardInterrupt):
+        extract_all(texts, workers=2)
+    assert len(started) == 2
+    assert all(process.poll() is not None for process, _ in started)

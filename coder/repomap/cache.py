@@ -58,8 +58,11 @@ class TagsCache:
             self._reset()
             return {}
         found = {}
+        # A row that is not what dumps wrote is left out; a file in a cloned repository can
+        # hold anything (JSON nested past the recursion limit, a number too large for int).
+        damaged = (ValueError, TypeError, KeyError, AttributeError, ArithmeticError, RecursionError)
         for path, mtime, size, data in rows:
-            with contextlib.suppress(ValueError, TypeError, KeyError, AttributeError):
+            with contextlib.suppress(*damaged):
                 found[path] = ((mtime, size), loads(data))
         return found
 

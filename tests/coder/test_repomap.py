@@ -425,6 +425,13 @@ def test_a_cache_from_another_version_is_read_again(root: Path) -> None:
     db.close()
     garbled = repo_map(root)
     assert garbled.text(["app.py"], "") == expected and garbled.parsed == 4
+    # Rows that made loading the cache raise, and with it every request of the chat.
+    for data in ("[" * 100_000, '[[["f", 1e400, "def f():", []]], []]'):
+        with sqlite3.connect(root / CACHE_NAME) as db:
+            db.execute("UPDATE tags SET data = ? WHERE path = 'billing.py'", (data,))
+        db.close()
+        hostile = repo_map(root)
+        assert hostile.text(["app.py"], "") == expected and hostile.parsed == 1
 
 
 def test_the_map_leaves_out_huge_files_symlinks_and_coders_own(root: Path) -> None:

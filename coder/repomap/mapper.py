@@ -48,6 +48,9 @@ class RepoMap:
         self.tokenizer = tokenizer or get_tokenizer()
         self.parsed = 0
         """Files parsed by the last build (0 when every file's tags were cached)."""
+        self.ranked = 0
+        """Entries the last map was fitted from: 0 when no file outside the chat defines
+        anything, so that an empty map tells that apart from a budget too small."""
         self._list_files = list_files
         self._read = read
         self._on_status = on_status or (lambda text: None)
@@ -71,10 +74,11 @@ class RepoMap:
             self.parsed = 0
             return self._last[1]
         if all(path in focus.chat_files for path in stamps):
-            self.parsed, text = 0, ""
+            self.parsed, self.ranked, text = 0, 0, ""
         else:
             entries = rank(self._update(stamps), focus, self.budget)
             text = fit(entries, self.budget, self.tokenizer.count)
+            self.ranked = len(entries)
         self._last = None if self._unread else (key, text)
         return text
 

@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 MAX_BYTES = 1_000_000
 """Larger files are left out of the map (generated code, data, bundles)."""
 VENDORED = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "vendor"})
-"""Folders left out of the map of a folder that is not a git repository (git's ignore rules
-do that in one), as are hidden ones; the walk does not enter them."""
+"""Folders whose files the map leaves out, as it does hidden ones, unless git tracks them: in
+a git repository .gitignore usually names them, but a new virtualenv may not be named yet;
+without git, the walk does not enter them."""
 MOST_LISTED = 50_000
 """The most files listed in a folder that is not a git repository."""
 
@@ -144,13 +145,16 @@ def get_repo_map(
     budget: int,
     on_status: Callable[[str], None] | None = None,
 ) -> RepoMap:
-    """The map of a workspace: its repository's files (tracked, or untracked and not ignored),
-    or, without git, the files under its root outside hidden and vendored folders."""
+    """The map of a workspace: its repository's files (tracked, or untracked and not ignored,
+    outside hidden and vendored folders), or, without git, the files under its root outside
+    hidden and vendored folders."""
 
     def listing() -> list[str]:
-        if repo is not None:
-            return repo.files()
-        return ws.listing(MOST_LISTED, skip=_vendored)
+        if repo is None:
+            return ws.listing(MOST_LISTED, skip=_vendored)
+        # An untracked virtualenv that .gitignore does not name yet (python -m venv writes no
+        # .gitignore before 3.13) filled the map with pip's and setuptools' internals.
+        return [p for p, tracked in repo.files_tracked() if tracked or not _in_vendored(p)]
 
     return RepoMap(ws.root, listing, lambda path: ws.read(path).text, budget, on_status=on_status)
 
@@ -167,5 +171,9 @@ def _showable(path: str) -> bool:
 
 
 def _vendored(folder: str) -> bool:
-    """True for a folder's name that the map of a folder without git leaves out."""
+    """True for a folder's name that the map leaves out, unless git tracks its files."""
     return folder.startswith(".") or folder in VENDORED
+
+
+def _in_vendored(path: str) -> bool:
+    return any(_vendored(folder) for folder in path.split("/")[:-1])

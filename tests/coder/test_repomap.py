@@ -19,7 +19,7 @@ from coder.repomap.tags import FileTags, dumps, extract, loads
 from coder.repomap.tokens import estimate, get_tokenizer
 from coder.seams.repo import Repo
 
-from .gitrepo import make_repo
+from .gitrepo import git, make_repo
 
 APP = """\
 from billing import compute_invoice_total
@@ -461,6 +461,21 @@ def test_without_git_the_map_skips_hidden_and_vendored_folders(tmp_path: Path) -
         (tmp_path / folder / "vendored.py").write_text("def vendored_function():\n    pass\n")
     text = get_repo_map(Workspace(tmp_path), None, 1024).text(["app.py"], "")
     assert "compute_invoice_total" in text and "vendored_function" not in text
+
+
+def test_untracked_files_in_a_virtualenv_are_left_out_but_tracked_ones_kept(root: Path) -> None:
+    # python -m venv (before 3.13) writes no .gitignore: until the user adds one, the files of
+    # pip and setuptools were untracked and not ignored, and filled the map.
+    for folder in ("env/lib/python3.11/site-packages/pip", ".venv/lib", "node_modules/pkg"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "internals.py").write_text("def vendored_function():\n    pass\n")
+    (root / "vendor").mkdir()
+    (root / "vendor" / "ours.py").write_text("def tracked_vendored_function():\n    pass\n")
+    git(root, "add", "vendor")
+    (root / "new_module.py").write_text("def untracked_new_function():\n    pass\n")
+    text = repo_map(root).text(["app.py"], "")
+    assert "tracked_vendored_function" in text and "untracked_new_function" in text
+    assert "def vendored_function" not in text
 
 
 def test_without_git_vendored_files_do_not_use_up_the_listing(tmp_path: Path, monkeypatch) -> None:

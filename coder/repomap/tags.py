@@ -110,10 +110,15 @@ def _too_slow(tree) -> bool:
 def _definitions(names, lines: list[str]) -> dict[int, Definition]:
     """The definition of each name node, by its start byte, with the definitions it lies in:
     those whose node (the name's parent) strictly holds its node."""
-    spans = sorted(((n.parent or n).start_byte, -(n.parent or n).end_byte, n) for n in names)
+    # Names sharing a parent (typedef int A, B;) tie on its span: their own start decides,
+    # and the index after it, as nodes cannot be compared (the same node may come twice).
+    spans = sorted(
+        ((n.parent or n).start_byte, -(n.parent or n).end_byte, n.start_byte, i, n)
+        for i, n in enumerate(names)
+    )
     found: dict[int, Definition] = {}
     around: list[tuple[int, int, Definition]] = []  # the definitions holding the current one
-    for start, negative_end, node in spans:
+    for start, negative_end, _, _, node in spans:
         end = -negative_end
         while around and (around[-1][1] < end or around[-1][:2] == (start, end)):
             around.pop()

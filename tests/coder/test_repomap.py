@@ -146,6 +146,20 @@ def test_a_definition_keeps_its_line_and_the_definitions_around_it() -> None:
     assert loads(dumps(tags)) == tags
 
 
+@pytest.mark.parametrize(
+    "path, text, names",
+    [
+        ("a.c", "typedef int A, B;\ntypedef struct s S, *P;\n", ["A", "B", "S"]),
+        ("a.cpp", "typedef int A, B;\n", ["A", "B"]),
+        ("a.go", "package p\nvar x, y int\n", ["x", "y"]),
+    ],
+)
+def test_two_names_one_definition_declares_are_both_kept(path: str, text: str, names) -> None:
+    # Their parent is one node: sorting by its span compared the name nodes, TypeError, and
+    # the map failed, and every request with it, in any repository with such a line.
+    assert [d.name for d in extract(path, text).definitions] == names
+
+
 def test_the_strings_constants_hold_are_left_out() -> None:
     text = "SECRET_KEY = 'django-insecure-x'\nTOKEN: str = f\"abc\"\nLIMIT = 3\ndef f(x='a'):\n"
     shown = [d.text for d in extract("settings.py", text).definitions]

@@ -332,6 +332,12 @@ def _map_refresh(chat: Chat, args: str) -> None:
 def _show_map(chat: Chat, text: str) -> None:
     """The map, and its size against the budget."""
     repo_map = chat.session.repo_map
+    if not text and repo_map.ranked:
+        chat.terminal.say(
+            f"The map is empty: its first entry does not fit in {repo_map.budget:,} tokens"
+            " (--map-tokens)."
+        )
+        return
     if not text:
         chat.terminal.say("The map is empty: no file outside the chat defines anything it reads.")
         return

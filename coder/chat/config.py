@@ -171,9 +171,12 @@ def _convert(name: str, raw: object, where: str) -> object:
             return False
         raise UsageError(f"{where} must be true or false, not {raw!r}")
     if "int" in kind:
+        # YAML's true and 2.5 are not whole numbers, though int() takes them (as 1 and 2).
+        if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
+            raise UsageError(f"{where} must be a whole number, not {raw!r}")
         try:
             return int(raw)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise UsageError(f"{where} must be a whole number, not {raw!r}") from None
     if "float" in kind:
         try:

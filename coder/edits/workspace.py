@@ -10,7 +10,7 @@ import contextlib
 import os
 import secrets
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -162,11 +162,14 @@ class Workspace:
         """The repository-relative path of the file rel leads to, through symlinks."""
         return self.check(rel).relative_to(self.root).as_posix()
 
-    def listing(self, limit: int = 50_000) -> list[str]:
-        """The files below the root outside .git (at most limit), for a folder without git."""
+    def listing(self, limit: int = 50_000, skip: Callable[[str], bool] | None = None) -> list[str]:
+        """The files below the root outside .git (at most limit), for a folder without git;
+        the walk does not enter a folder whose name skip is true for."""
         found: list[str] = []
         for folder, subfolders, names in os.walk(self.root):
-            subfolders[:] = sorted(d for d in subfolders if d != ".git")
+            subfolders[:] = sorted(
+                d for d in subfolders if d != ".git" and not (skip is not None and skip(d))
+            )
             base = Path(folder).relative_to(self.root)
             for name in sorted(names):
                 found.append((base / name).as_posix())

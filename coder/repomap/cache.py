@@ -3,13 +3,17 @@
 Each file's tags are valid while its path, modification time and size are unchanged. The cache
 is only ever a shortcut: a file that is not a database, is damaged, was written under other
 queries or by another version of coder is replaced by an empty cache; a database another coder
-holds locked is left alone and the tags are not saved this time. It never raises.
+holds locked is left alone and the tags are not saved this time. A cache that is a symlink
+or not a regular file is left alone and not used: sqlite would write through a symlink, to
+wherever a cloned repository points it. It never raises.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -54,8 +58,11 @@ class TagsCache:
             self._reset()
             return {}
         found = {}
+        # A row that is not what dumps wrote is left out; a file in a cloned repository can
+        # hold anything (JSON nested past the recursion limit, a number too large for int).
+        damaged = (ValueError, TypeError, KeyError, AttributeError, ArithmeticError, RecursionError)
         for path, mtime, size, data in rows:
-            with contextlib.suppress(ValueError, TypeError, KeyError, AttributeError):
+            with contextlib.suppress(*damaged):
                 found[path] = ((mtime, size), loads(data))
         return found
 
@@ -84,6 +91,8 @@ class TagsCache:
         """The open database with the current tables, or None when it cannot be used now."""
         if self._db is not None:
             return self._db
+        if not _plain_or_missing(self.path):
+            return None
         try:
             db = sqlite3.connect(self.path, timeout=_WAIT)
         except (sqlite3.Error, OSError):
@@ -116,6 +125,16 @@ class TagsCache:
             return None
         self._db = db
         return db
+
+
+def _plain_or_missing(path: Path) -> bool:
+    """True when path is a regular file (not a symlink to one) or nothing at all."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
 
 
 def _version(db: sqlite3.Connection) -> str | None:

@@ -1,8 +1,10 @@
-"""The tree-sitter queries that find definitions (@def) and references (@ref) in each language.
+"""The tree-sitter queries that find definitions (@def), references (@ref) and string literals
+(@str) in each language.
 
-Each query captures name nodes only: @def on the name a definition introduces (a function, a
+@def and @ref capture name nodes: @def on the name a definition introduces (a function, a
 class, a type, a constant), @ref on a name the code uses (a call, a type, a base class). The
-line of a @def is the line the map shows.
+line of a @def is the line the map shows, with each string literal in it (@str) shown as …:
+a key or a password written in the code is not sent to the model.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ _PYTHON = """
 (type (identifier) @ref)
 (import_from_statement name: (dotted_name (identifier) @ref))
 (import_from_statement name: (aliased_import name: (dotted_name (identifier) @ref)))
+(string) @str
 """
 
 _JAVASCRIPT = """
@@ -38,6 +41,7 @@ _JAVASCRIPT = """
 (new_expression constructor: (identifier) @ref)
 (class_heritage (identifier) @ref)
 (import_specifier name: (identifier) @ref)
+[(string) (template_string)] @str
 """
 
 _TYPESCRIPT = (
@@ -67,6 +71,7 @@ _GO = """
 (type_identifier) @ref
 (qualified_type name: (type_identifier) @ref)
 (composite_literal type: (type_identifier) @ref)
+[(interpreted_string_literal) (raw_string_literal)] @str
 """
 
 _RUST = """
@@ -88,6 +93,7 @@ _RUST = """
 (type_identifier) @ref
 (scoped_identifier path: (identifier) @ref)
 (use_declaration argument: (scoped_identifier name: (identifier) @ref))
+[(string_literal) (raw_string_literal)] @str
 """
 
 _JAVA = """
@@ -102,6 +108,7 @@ _JAVA = """
 (object_creation_expression type: (type_identifier) @ref)
 (type_identifier) @ref
 (method_invocation object: (identifier) @ref)
+(string_literal) @str
 """
 
 _C = """
@@ -120,6 +127,7 @@ _C = """
 (call_expression function: (identifier) @ref)
 (call_expression function: (field_expression field: (field_identifier) @ref))
 (type_identifier) @ref
+(string_literal) @str
 """
 
 _CPP = (
@@ -133,6 +141,7 @@ _CPP = (
 (namespace_definition name: (namespace_identifier) @def)
 (call_expression function: (qualified_identifier name: (identifier) @ref))
 (qualified_identifier scope: (namespace_identifier) @ref)
+(raw_string_literal) @str
 """
 )
 
@@ -146,6 +155,7 @@ _RUBY = """
 (program (assignment left: (constant) @def))
 (call method: (identifier) @ref)
 (constant) @ref
+[(string) (string_array) (delimited_symbol) (subshell)] @str
 """
 
 QUERIES = {

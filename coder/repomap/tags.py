@@ -13,6 +13,14 @@ from coder.repomap.queries import QUERIES
 
 LINE_CHARS = 160
 """A definition's line is kept up to this many characters."""
+MOST_DEPTH = 10_000
+"""A file whose syntax tree is deeper is left out: past a depth of 65,535 tree-sitter's
+queries slow down without bound (f(f(f(… 40,000 deep took 4 s), and no code written by hand
+nests anywhere near this deep."""
+MOST_ERROR_WORK = 10**9
+"""A file is left out when the squares of the sizes of its syntax errors (the children of
+each ERROR node) add up to more than this: a query takes about that square over one
+(100,000 unclosed brackets, one ERROR node: 5 s; a megabyte of them would take minutes)."""
 
 
 @dataclass(frozen=True)
@@ -58,8 +66,13 @@ def extract(path: str, text: str) -> FileTags:
 
     # Undecodable bytes were carried through as surrogates: they go back as the bytes they were.
     tree = parser.parse(text.encode("utf-8", "surrogateescape"))
+    if _too_slow(tree):
+        return NO_TAGS
     captures = QueryCursor(query).captures(tree.root_node)
-    defined = _definitions(captures.get("def", ()), text.split("\n"))
+    names = captures.get("def", ())
+    rows = {node.start_point[0] for node in names}
+    lines = _without_strings(text.split("\n"), rows, captures.get("str", ()))
+    defined = _definitions(names, lines)
     used = Counter(
         _name(node)
         for node in {n.start_byte: n for n in captures.get("ref", ())}.values()
@@ -69,18 +82,48 @@ def extract(path: str, text: str) -> FileTags:
     return FileTags(definitions, tuple(sorted(used.items())))
 
 
+def _too_slow(tree) -> bool:
+    """True for a tree that the queries would take too long over: too deep, or with too
+    large syntax errors. Walked only when it has enough nodes to be either."""
+    root = tree.root_node
+    if root.descendant_count <= MOST_DEPTH:  # neither deep enough nor errors large enough
+        return False
+    errors = root.has_error
+    cursor = tree.walk()
+    depth = work = 0
+    while True:
+        if errors and (node := cursor.node).is_error:
+            work += node.child_count**2
+            if work > MOST_ERROR_WORK:
+                return True
+        if cursor.goto_first_child():
+            depth += 1
+            if depth > MOST_DEPTH:
+                return True
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return False
+            depth -= 1
+
+
 def _definitions(names, lines: list[str]) -> dict[int, Definition]:
     """The definition of each name node, by its start byte, with the definitions it lies in:
     those whose node (the name's parent) strictly holds its node."""
-    spans = sorted(((n.parent or n).start_byte, -(n.parent or n).end_byte, n) for n in names)
+    # Names sharing a parent (typedef int A, B;) tie on its span: their own start decides,
+    # and the index after it, as nodes cannot be compared (the same node may come twice).
+    spans = sorted(
+        ((n.parent or n).start_byte, -(n.parent or n).end_byte, n.start_byte, i, n)
+        for i, n in enumerate(names)
+    )
     found: dict[int, Definition] = {}
     around: list[tuple[int, int, Definition]] = []  # the definitions holding the current one
-    for start, negative_end, node in spans:
+    for start, negative_end, _, _, node in spans:
         end = -negative_end
         while around and (around[-1][1] < end or around[-1][:2] == (start, end)):
             around.pop()
         row = node.start_point[0]
-        line = _without_strings(_shown(lines[row]), _name(node)) if row < len(lines) else ""
+        line = _shown(lines[row]) if row < len(lines) else ""
         context = tuple((d.line, d.text) for _, _, d in around if d.line != row)
         found[node.start_byte] = Definition(_name(node), row, line, context)
         around.append((start, end, found[node.start_byte]))
@@ -105,18 +148,42 @@ def loads(data: str) -> FileTags:
     )
 
 
-_STRING_VALUE = re.compile(
-    r"^([^=(]*?\s*=\s*)[rbfuRBFU]{0,2}['\"`]"  # NAME = "...", NAME: str = "...", const NAME = "..."
-    r"|^(\s*#\s*define\s+\w+\s+)['\"]"  # #define NAME "..."
-)
+_DEFINE_WITH_STRING = re.compile(r"^(\s*#\s*define\s+\w+(?:\([^)]*\))?\s+).*['\"]")
+"""A macro whose value holds a string: its value is not parsed, so it has no string nodes."""
 
 
-def _without_strings(line: str, name: str) -> str:
-    """A constant's line without the string it holds (`KEY = …`): a key or a password written
-    in the code is not sent to the model in the map."""
-    found = _STRING_VALUE.match(line)
-    kept = found and (found.group(1) or found.group(2))
-    return f"{kept}…" if kept and name in kept else line
+def _without_strings(lines: list[str], rows: set[int], strings) -> list[str]:
+    """The lines, those of rows with each string literal (the nodes strings) as …, and with
+    a macro's value that holds a string as … too: a key or a password written in the code is
+    not sent to the model. A string's first and last line are changed, not the lines between
+    (no definition lies inside a string)."""
+    spans: dict[int, list[tuple[int, int | None]]] = {}
+    for node in strings:
+        (first, start), (last, end) = node.start_point, node.end_point
+        if first in rows:
+            spans.setdefault(first, []).append((start, end if last == first else None))
+        if last != first and last in rows:
+            spans.setdefault(last, []).append((0, end))
+    lines = list(lines)
+    for row in rows & set(range(len(lines))):
+        line = _masked(lines[row], spans[row]) if row in spans else lines[row]
+        found = _DEFINE_WITH_STRING.match(line) if "define" in line else None
+        lines[row] = f"{found.group(1)}…" if found else line
+    return lines
+
+
+def _masked(line: str, spans: list[tuple[int, int | None]]) -> str:
+    """line with each span of bytes (start, end; None: the end of the line) as …; a span
+    within one already masked is passed over."""
+    data = line.encode("utf-8", "surrogateescape")
+    out, at = [], 0
+    for start, end in sorted(spans, key=lambda span: span[0]):
+        if start < at:
+            continue
+        out += [data[at:start], "…".encode()]
+        at = len(data) if end is None else max(end, start)
+    out.append(data[at:])
+    return b"".join(out).decode("utf-8", "surrogateescape")
 
 
 def _shown(line: str) -> str:

@@ -284,6 +284,12 @@ class Repo:
         """The tracked files and the untracked ones that are not ignored."""
         return self._names("ls-files", "--cached", "--others", "--exclude-standard")
 
+    def files_tracked(self) -> list[tuple[str, bool]]:
+        """What files() names, each with whether git tracks it (False: untracked)."""
+        # -t puts a tag before each name: "? " for an untracked file, a letter for the rest.
+        tagged = self._names("ls-files", "-t", "--cached", "--others", "--exclude-standard")
+        return [(entry[2:], entry[0] != "?") for entry in tagged]
+
     def show(self, sha: str) -> str:
         """The changes of commit sha, as a unified diff."""
         return self._git("show", "--no-color", "--no-ext-diff", "--format=%h %s%n", sha)

@@ -36,6 +36,9 @@ def test_defaults_without_files(tmp_path: Path) -> None:
     [
         ("colour: red\n", "unknown setting 'colour'"),
         ("max-reflections: lots\n", "must be a whole number"),
+        ("map-tokens: true\n", "must be a whole number, not True"),  # was taken as 1
+        ("map-tokens: 2.5\n", "must be a whole number, not 2.5"),  # was taken as 2
+        ("map-tokens: .inf\n", "must be a whole number"),  # was an OverflowError
         ("auto-commits: maybe\n", "must be true or false"),
         ("- a list\n", "must hold a mapping"),
     ],

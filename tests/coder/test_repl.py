@@ -152,6 +152,15 @@ def test_map_says_when_the_map_is_off_or_empty(chat: repl.Chat) -> None:
     assert out.count("The repository map is off (--map-tokens 0).") == 2
 
 
+def test_map_says_when_its_budget_is_too_small_for_one_entry(chat: repl.Chat) -> None:
+    # It said "no file outside the chat defines anything", which was not true.
+    from dataclasses import replace
+
+    chat.session.config = replace(chat.session.config, map_tokens=3)
+    out = drive(chat, "/add hello.py\n/map\n/exit\n")
+    assert "The map is empty: its first entry does not fit in 3 tokens (--map-tokens)." in out
+
+
 def test_completion_never_offers_the_tags_cache(chat: repl.Chat) -> None:
     from prompt_toolkit.document import Document
 

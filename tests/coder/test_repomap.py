@@ -19,7 +19,7 @@ from coder.repomap.tags import FileTags, dumps, extract, loads
 from coder.repomap.tokens import estimate, get_tokenizer
 from coder.seams.repo import Repo
 
-from .gitrepo import make_repo
+from .gitrepo import git, make_repo
 
 APP = """\
 from billing import compute_invoice_total
@@ -146,12 +146,57 @@ def test_a_definition_keeps_its_line_and_the_definitions_around_it() -> None:
     assert loads(dumps(tags)) == tags
 
 
+@pytest.mark.parametrize(
+    "path, text, names",
+    [
+        ("a.c", "typedef int A, B;\ntypedef struct s S, *P;\n", ["A", "B", "S"]),
+        ("a.cpp", "typedef int A, B;\n", ["A", "B"]),
+        ("a.go", "package p\nvar x, y int\n", ["x", "y"]),
+    ],
+)
+def test_two_names_one_definition_declares_are_both_kept(path: str, text: str, names) -> None:
+    # Their parent is one node: sorting by its span compared the name nodes, TypeError, and
+    # the map failed, and every request with it, in any repository with such a line.
+    assert [d.name for d in extract(path, text).definitions] == names
+
+
 def test_the_strings_constants_hold_are_left_out() -> None:
     text = "SECRET_KEY = 'django-insecure-x'\nTOKEN: str = f\"abc\"\nLIMIT = 3\ndef f(x='a'):\n"
     shown = [d.text for d in extract("settings.py", text).definitions]
-    assert shown == ["SECRET_KEY = …", "TOKEN: str = …", "LIMIT = 3", "def f(x='a'):"]
+    assert shown == ["SECRET_KEY = …", "TOKEN: str = …", "LIMIT = 3", "def f(x=…):"]
     shown = [d.text for d in extract("k.c", '#define KEY "s3cret"\n#define N 4\n').definitions]
     assert shown == ["#define KEY …", "#define N 4"]
+
+
+SECRETS = {
+    # Only a constant whose value began with a quote lost it: these were sent whole.
+    "config/secrets.py": (
+        'AWS = {"key": "AKIA-SECRET-1", "secret": "SECRET-2"}\n'
+        'DB_URL = os.environ.get("DB", "postgres://admin:SECRET-3@db/prod")\n'
+        'KEY = ("-----BEGIN RSA PRIVATE KEY-----SECRET-4"\n       "abc")\n'
+        'PEM = """-----BEGIN OPENSSH PRIVATE KEY-----\nSECRET-5\n-----END"""\n'
+        'A = B = "SECRET-6"\n'
+        'token = "x"; OTHER = "SECRET-7"\n'
+        'def connect(password="SECRET-8", name=f"{user}SECRET-9"): pass\n'
+        'class Settings(Base, key=b"SECRET-10"):\n    pass\n'
+    ),
+    "config.js": 'const cfg = { apiKey: "SECRET-1" };\nexport const T = `SECRET-2${x}`;\n'
+    'const url = new URL("https://user:SECRET-3@host");\n',
+    "k.ts": 'export const KEY: string = "SECRET-1";\nenum Keys { A = "SECRET-2" }\n',
+    "k.go": 'package p\nvar Secret = []byte("SECRET-1")\nconst Raw = `SECRET-2`\n',
+    "k.rs": 'static KEY: &[u8] = b"SECRET-1";\nconst R: &str = r#"SECRET-2"#;\n',
+    "K.java": 'class K { static final String KEY = "SECRET-1"; char[] p = "SECRET-2".x(); }\n',
+    "k.c": '#define URL make("SECRET-1")\n#define F(x) g(x, "SECRET-2")\n',
+    "k.cpp": 'const char *k = R"(SECRET-1)";\nvoid f(const char *p = "SECRET-2") {}\n',
+    "k.rb": 'KEYS = { aws: "SECRET-1", gcp: %w[SECRET-2] }\nKEY = :"SECRET-3"\n',
+}
+
+
+@pytest.mark.parametrize("path", sorted(SECRETS))
+def test_no_string_literal_reaches_the_map(path: str) -> None:
+    tags = extract(path, SECRETS[path])
+    shown = "\n".join(d.text for d in tags.definitions)
+    assert tags.definitions and "SECRET" not in shown and "…" in shown
 
 
 def test_syntax_errors_and_undecodable_bytes_leave_the_rest_readable(root: Path) -> None:
@@ -163,6 +208,28 @@ def test_syntax_errors_and_undecodable_bytes_leave_the_rest_readable(root: Path)
     text = repo_map(root).text(["app.py"], "")
     assert "intact_helper" in text and "helper():" in text  # the Latin-1 file, decoded
     assert "binary.c" not in text
+
+
+@pytest.mark.parametrize(
+    "path, tail",
+    [
+        ("a.py", "f(" * 40_000 + ")" * 40_000),  # deeper than 65,535: 4 s, and growing
+        ("a.js", "x = " + "(" * 100_000),  # one ERROR node of 100,000 brackets: 5 s
+        ("a.c", "int x = " + "{" * 100_000),
+    ],
+)
+def test_a_file_the_queries_would_take_minutes_over_is_left_out(path: str, tail: str) -> None:
+    # tree-sitter's queries slow down without bound on such trees: a megabyte of brackets
+    # held the first request for minutes, with no way to interrupt it.
+    head = {
+        "a.py": "def early():\n    pass\n",
+        "a.js": "function early() {}\n",
+        "a.c": "int early(void) {}\n",
+    }[path]
+    assert extract(path, head).definitions
+    assert extract(path, head + tail) == FileTags()
+    wide = "".join(f"def f{i}():\n    g{i}()\n" for i in range(3000))  # many nodes, shallow
+    assert len(extract("a.py", wide).definitions) == 3000
 
 
 def test_files_that_define_nothing_are_listed_after_the_definitions(root: Path) -> None:
@@ -288,6 +355,25 @@ def test_the_same_request_reuses_the_map_without_ranking_again(root: Path, monke
     assert the_map.parsed == 0
 
 
+def test_a_file_that_could_not_be_read_is_read_again_once_it_can_be(root: Path) -> None:
+    # chmod 000 and back changes no modification time: the file's empty tags were cached
+    # under its stamp, and it stayed out of the map, in this chat and the next ones.
+    locked = {"billing.py"}
+
+    def read(path: str) -> str:
+        if path in locked:
+            raise PermissionError(13, "Permission denied", path)
+        return (root / path).read_text()
+
+    repo = Repo.find(root)
+    the_map = RepoMap(root, repo.files, read, 1024)
+    assert "compute_invoice_total" not in the_map.text(["app.py"], "")
+    locked.clear()
+    assert "compute_invoice_total" in the_map.text(["app.py"], "")
+    assert the_map.parsed == 1
+    assert "compute_invoice_total" in repo_map(root).text(["app.py"], "")
+
+
 def test_a_refresh_reads_every_file_again(root: Path) -> None:
     the_map = repo_map(root)
     text = the_map.text(["app.py"], "")
@@ -312,6 +398,33 @@ def test_a_damaged_cache_is_replaced_silently(root: Path, damage: bytes) -> None
     assert healed.text(["app.py"], "") == expected and healed.parsed == 0
 
 
+@pytest.mark.parametrize("target", [None, b"", b"precious\n"])
+def test_a_cache_that_is_a_symlink_is_never_written_through(
+    root: Path, tmp_path_factory, target: bytes | None
+) -> None:
+    # A cloned repository can hold the cache's name as a symlink to anywhere: sqlite created
+    # a missing target, and turned an empty file into its database.
+    outside = tmp_path_factory.mktemp("outside") / "victim"
+    if target is not None:
+        outside.write_bytes(target)
+    (root / CACHE_NAME).symlink_to(outside)
+    for _ in range(2):
+        the_map = repo_map(root)
+        assert "compute_invoice_total" in the_map.text(["app.py"], "")
+        assert the_map.parsed == 4  # without a cache
+    assert (root / CACHE_NAME).is_symlink()
+    if target is None:
+        assert not outside.exists()
+    else:
+        assert outside.read_bytes() == target
+
+
+def test_a_cache_that_is_a_folder_is_left_alone(root: Path) -> None:
+    (root / CACHE_NAME).mkdir()
+    assert "compute_invoice_total" in repo_map(root).text(["app.py"], "")
+    assert (root / CACHE_NAME).is_dir()
+
+
 def test_a_cache_from_another_version_is_read_again(root: Path) -> None:
     expected = repo_map(root).text(["app.py"], "")
     (root / CACHE_NAME).unlink()
@@ -326,6 +439,13 @@ def test_a_cache_from_another_version_is_read_again(root: Path) -> None:
     db.close()
     garbled = repo_map(root)
     assert garbled.text(["app.py"], "") == expected and garbled.parsed == 4
+    # Rows that made loading the cache raise, and with it every request of the chat.
+    for data in ("[" * 100_000, '[[["f", 1e400, "def f():", []]], []]'):
+        with sqlite3.connect(root / CACHE_NAME) as db:
+            db.execute("UPDATE tags SET data = ? WHERE path = 'billing.py'", (data,))
+        db.close()
+        hostile = repo_map(root)
+        assert hostile.text(["app.py"], "") == expected and hostile.parsed == 1
 
 
 def test_the_map_leaves_out_huge_files_symlinks_and_coders_own(root: Path) -> None:
@@ -337,6 +457,16 @@ def test_the_map_leaves_out_huge_files_symlinks_and_coders_own(root: Path) -> No
     assert "from_the_transcript" not in text and "forecast_rainfall" in text
 
 
+def test_names_that_are_not_utf8_or_hold_a_newline_are_left_out(root: Path) -> None:
+    # git hands on a Latin-1 name's bytes as surrogates, which neither sqlite nor a request
+    # to the model can encode: the whole map failed, and every request with it.
+    for name in (b"caf\xe9.py", b"two\nlines.py"):
+        (root / os.fsdecode(name)).write_text("def hidden_away_function():\n    pass\n")
+    text = repo_map(root).text(["app.py"], "")
+    assert "compute_invoice_total" in text and "hidden_away_function" not in text
+    text.encode("utf-8")
+
+
 def test_without_git_the_map_skips_hidden_and_vendored_folders(tmp_path: Path) -> None:
     for name, text in FILES.items():
         (tmp_path / name).write_text(text)
@@ -345,6 +475,38 @@ def test_without_git_the_map_skips_hidden_and_vendored_folders(tmp_path: Path) -
         (tmp_path / folder / "vendored.py").write_text("def vendored_function():\n    pass\n")
     text = get_repo_map(Workspace(tmp_path), None, 1024).text(["app.py"], "")
     assert "compute_invoice_total" in text and "vendored_function" not in text
+
+
+def test_untracked_files_in_a_virtualenv_are_left_out_but_tracked_ones_kept(root: Path) -> None:
+    # python -m venv (before 3.13) writes no .gitignore: until the user adds one, the files of
+    # pip and setuptools were untracked and not ignored, and filled the map.
+    for folder in ("env/lib/python3.11/site-packages/pip", ".venv/lib", "node_modules/pkg"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "internals.py").write_text("def vendored_function():\n    pass\n")
+    (root / "vendor").mkdir()
+    (root / "vendor" / "ours.py").write_text("def tracked_vendored_function():\n    pass\n")
+    git(root, "add", "vendor")
+    (root / "new_module.py").write_text("def untracked_new_function():\n    pass\n")
+    text = repo_map(root).text(["app.py"], "")
+    assert "tracked_vendored_function" in text and "untracked_new_function" in text
+    assert "def vendored_function" not in text
+
+
+def test_without_git_vendored_files_do_not_use_up_the_listing(tmp_path: Path, monkeypatch) -> None:
+    # The walk went through .venv and node_modules before it dropped them: a virtualenv of
+    # 50,000 files used up the listing, and the map of the project's own code was empty.
+    from coder.repomap import mapper
+
+    monkeypatch.setattr(mapper, "MOST_LISTED", 10)
+    (tmp_path / "src").mkdir()
+    for name, text in FILES.items():
+        (tmp_path / "src" / name).write_text(text)
+    for folder in (".venv/lib", "node_modules/pkg"):
+        (tmp_path / folder).mkdir(parents=True)
+        for i in range(20):
+            (tmp_path / folder / f"m{i}.py").write_text(f"def vendored_{i}():\n    pass\n")
+    text = get_repo_map(Workspace(tmp_path), None, 1024).text(["src/app.py"], "")
+    assert "compute_invoice_total" in text and "vendored" not in text
 
 
 def test_many_files_are_parsed_in_worker_processes_with_the_same_tags(monkeypatch) -> None:
@@ -358,3 +520,43 @@ def test_many_files_are_parsed_in_worker_processes_with_the_same_tags(monkeypatc
     parallel = extract_all(texts, workers=2)
     assert parallel == expected
     assert parallel["m3.py"] == FileTags(expected["m3.py"].definitions, (("helper_3", 1),))
+
+
+def test_a_file_that_takes_a_worker_too_long_is_left_out_and_the_rest_kept(monkeypatch) -> None:
+    # Crafted text takes tree-sitter seconds to parse (16 s for a megabyte), all in C, with
+    # nothing to cut it short: the chat waited, once per file, at every request.
+    from coder.repomap import parsing
+
+    monkeypatch.setattr(parsing, "FILE_SECONDS", 0.1)
+    monkeypatch.setattr(parsing, "IN_PROCESS_CHARS", 1000)  # so that a worker parses them
+    slow = "int early() {}\n" + ("\"'`" * 300 + "\n") * 120  # stray quotes: about 0.7 s
+    texts = {"slow.cpp": slow, "fine.js": "function fine() {}\n", "also.py": "def also():\n"}
+    assert extract("slow.cpp", slow).definitions
+    found = extract_all(texts, workers=1)
+    assert found["slow.cpp"] == FileTags()
+    assert found["fine.js"] == extract("fine.js", texts["fine.js"])
+    assert found["also.py"] == extract("also.py", texts["also.py"])
+
+
+def test_workers_are_killed_when_the_map_is_interrupted(monkeypatch) -> None:
+    from coder.repomap import parsing
+
+    # Workers that would take a minute, and a Ctrl-C while the map waits for them.
+    monkeypatch.setattr(parsing, "_WORKER", "import time; time.sleep(60)  # {root!r} {seconds!r}")
+    started = []
+
+    def start(chunk, base):
+        started.append(run := real_start(chunk, base))
+        return run
+
+    def interrupted(chunk, process, output):
+        raise KeyboardInterrupt
+
+    real_start = parsing._start
+    monkeypatch.setattr(parsing, "_start", start)
+    monkeypatch.setattr(parsing, "_finish", interrupted)
+    texts = {f"m{i}.py": "def f():\n    pass\n" for i in range(MANY)}
+    with pytest.raises(KeyboardInterrupt):
+        extract_all(texts, workers=2)
+    assert len(started) == 2
+    assert all(process.poll() is not None for process, _ in started)

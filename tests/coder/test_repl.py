@@ -89,6 +89,21 @@ def test_commands_change_the_session(chat: commands.Chat) -> None:
     assert "Added other.py read-only." in out
 
 
+def test_a_glob_that_matches_nothing_and_a_missing_file_create_nothing(
+    chat: commands.Chat,
+) -> None:
+    root = chat.session.ws.root
+    out = drive(chat, "/add nomatch*.py\n/add missing.py\n/exit\n")
+    assert "No file matches nomatch*.py: nothing added." in out
+    assert "missing.py does not exist. Add it to the chat as a new file? no" in out
+    assert chat.session.files == []
+    assert not any(root.glob("nomatch*")) and not (root / "missing.py").exists()
+    chat.terminal.yes = True
+    drive(chat, "/add missing.py\n/exit\n")
+    assert chat.session.files == ["missing.py"]  # in the chat, created by the first edit only
+    assert not (root / "missing.py").exists()
+
+
 def test_run_offers_output_to_the_chat(chat: commands.Chat) -> None:
     chat.terminal.yes = True
     drive(chat, "!echo hello-from-shell\n/exit\n")

@@ -1,7 +1,9 @@
-"""Parsing many files at once: in worker processes when there are many, or much text, because
-tree-sitter holds the GIL while it parses (threads would take as long as one), and because a
-crafted file can take it many seconds: a worker gives each file at most FILE_SECONDS, and a
-file that runs out of them, or crashes the parser, is left out.
+"""Parsing files in worker processes, never in the chat's own: tree-sitter's parser can loop
+forever on some inputs (the TSX `<a {{b:>c:d(e f)`, tree-sitter-typescript issue 323), or take
+many seconds (a megabyte of stray quotes: 16 s), all in C, holding the GIL, so that neither a
+timer nor Ctrl-C could stop it there. A worker gives each file at most FILE_SECONDS, and a file
+that runs out of them, or crashes the parser, is left out. Many files are shared among workers,
+one per processor: tree-sitter holds the GIL, so threads would take as long as one.
 
 The workers are new Python processes reading their files' texts as JSON from a temporary file
 and writing each file's tags, a line of JSON, as soon as they have them; not multiprocessing,
@@ -23,12 +25,10 @@ from pathlib import Path
 from coder.repomap.tags import NO_TAGS, FileTags, dumps, extract, loads
 
 MANY = 200
-"""From this many files on, they are parsed in worker processes (starting one costs about
-0.1 s; parsing 200 typical files about 0.5 s)."""
-IN_PROCESS_CHARS = 256_000
-"""Files holding more characters than this in all are parsed in worker processes too: normal
-code this long takes 0.06 s, but crafted text (stray quotes, unclosed brackets) takes
-tree-sitter about a second, and a megabyte of it 16 s, which only a worker can cut short."""
+"""From this many files on, the map says that it is reading them (about 0.5 s of parsing)."""
+PER_WORKER = 50
+"""Fewer files than this a worker are not shared among more workers (starting one costs about
+0.05 s; parsing 50 typical files about as much)."""
 FILE_SECONDS = 5.0
 """The most time a worker spends on one file (a megabyte of normal code takes under 1 s)."""
 MOST_WORKERS = 8
@@ -43,11 +43,11 @@ _Run = tuple[subprocess.Popen | None, Path]
 
 
 def extract_all(texts: Mapping[str, str], workers: int | None = None) -> dict[str, FileTags]:
-    """The tags of each path's text; in up to workers processes (default: one per processor
-    this process may use) when there are MANY or more files, or more than IN_PROCESS_CHARS."""
-    if len(texts) < MANY and sum(len(text) for text in texts.values()) <= IN_PROCESS_CHARS:
-        return {path: extract(path, text) for path, text in texts.items()}
-    workers = workers or _processors()
+    """The tags of each path's text, found in up to workers processes (default: one per
+    processor this process may use, one per PER_WORKER files)."""
+    if not texts:
+        return {}
+    workers = max(1, min(workers or _processors(), len(texts) // PER_WORKER))
     # Largest first, dealt round-robin, so that the workers take about as long as each other.
     items = sorted(texts.items(), key=lambda item: -len(item[1]))
     chunks = [chunk for chunk in (items[i::workers] for i in range(workers)) if chunk]

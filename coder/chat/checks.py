@@ -21,6 +21,10 @@ MAX_ERRORS = 5
 """Syntax errors quoted per file."""
 TIMEOUT = 600.0
 """Seconds a lint or test command may run."""
+SYNTAX_SECONDS = 10.0
+"""Seconds the syntax check of one edit may take. tree-sitter parses in C, holding the GIL,
+and loops forever on some inputs (the TSX `<a {{b:>c:d(e f)`, tree-sitter-typescript issue
+323), so it parses in a process of its own, which is killed when the time is up."""
 
 
 @dataclass(frozen=True)
@@ -66,15 +70,23 @@ def joined(first: TurnOutcome, then: TurnOutcome) -> TurnOutcome:
     )
 
 
-def syntax(texts: Mapping[str, str], before: Mapping[str, str | None]) -> Problem | None:
+def syntax(
+    texts: Mapping[str, str], before: Mapping[str, str | None], terminal: Terminal | None = None
+) -> Problem | None:
     """Syntax errors in the changed files that the edit brought in: a file that did not parse
-    before the edit is not held against it."""
-    found = []
-    for path, text in sorted(texts.items()):
-        errors = syntax_errors(path, text)
-        old = before.get(path)
-        if errors and (old is None or not syntax_errors(path, old)):
-            found.append((path, errors))
+    before the edit is not held against it. A check that runs out of time (or crashes) finds
+    nothing, and says so on terminal."""
+    pairs = [(path, texts[path], before.get(path)) for path in sorted(texts)]
+    pairs = [pair for pair in pairs if parser_for(pair[0]) is not None]
+    if not pairs:
+        return None
+    found = _apart(pairs)
+    if found is None:
+        if terminal is not None:
+            names = ", ".join(path for path, _, _ in pairs)
+            terminal.error(f"The syntax check of {names} did not finish: it is skipped.")
+        return None
+    found = [(path, errors) for path, errors in found if errors]
     if not found:
         return None
     listing = "\n".join(f"{path}:{line}: {what}" for path, errors in found for line, what in errors)
@@ -83,6 +95,55 @@ def syntax(texts: Mapping[str, str], before: Mapping[str, str | None]) -> Proble
         f"The edit left syntax errors in {names}; sending them to the model.",
         f"Your edit left syntax errors:\n\n{listing}\n\nFix them.",
     )
+
+
+_WORKER = """
+import json, sys
+sys.path.insert(0, {root!r})
+from coder.chat.checks import brought_in
+pairs = json.load(sys.stdin)
+json.dump([[path, brought_in(path, new, old)] for path, new, old in pairs], sys.stdout)
+"""
+
+
+def _apart(
+    pairs: list[tuple[str, str, str | None]],
+) -> list[tuple[str, list[tuple[int, str]]]] | None:
+    """brought_in() of each (path, new text, old text), worked out in a process of its own;
+    None when it ran out of SYNTAX_SECONDS or failed."""
+    import json
+    import sys
+    import tempfile
+
+    root = str(Path(__file__).resolve().parents[2])
+    # Isolated (-I) and in an empty folder: nothing of the user's repository is imported.
+    command = [sys.executable, "-I", "-c", _WORKER.format(root=root)]
+    with tempfile.TemporaryDirectory(prefix="coder-syntax-") as folder:
+        try:
+            done = subprocess.run(
+                command,
+                input=json.dumps(pairs),
+                capture_output=True,
+                text=True,
+                encoding="utf-8",
+                errors="surrogateescape",
+                timeout=SYNTAX_SECONDS,
+                cwd=folder,
+            )
+            found = json.loads(done.stdout) if done.returncode == 0 else None
+        except (subprocess.TimeoutExpired, OSError, ValueError):
+            return None
+    if found is None:
+        return None
+    return [(path, [(line, what) for line, what in errors]) for path, errors in found]
+
+
+def brought_in(path: str, new: str, old: str | None) -> list[tuple[int, str]]:
+    """The syntax errors of new, unless old (the file before the edit) had some already."""
+    errors = syntax_errors(path, new)
+    if errors and old is not None and syntax_errors(path, old):
+        return []
+    return errors
 
 
 def syntax_errors(path: str, text: str) -> list[tuple[int, str]]:

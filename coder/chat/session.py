@@ -139,7 +139,7 @@ class Session:
         config = self.config
         if config.check_syntax:
             texts = {p: f.text for p in changed if (f := self.ws.read(p)).exists}
-            if problem := checks.syntax(texts, originals):
+            if problem := checks.syntax(texts, originals, self.terminal):
                 return problem
         if config.lint_cmd:
             problem = checks.command("lint command", config.lint_cmd, self.ws.root, changed)

@@ -554,6 +554,14 @@ def test_a_file_the_parser_loops_forever_on_leaves_the_map_and_the_chat_working(
     assert repo_map(root).text(["app.py"], "") == text
 
 
+def test_without_a_temporary_folder_the_files_are_parsed_here(monkeypatch) -> None:
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", "/nonexistent/coder-test")  # as a bad TMPDIR
+    texts = {"a.py": "def here():\n    pass\n"}
+    assert extract_all(texts) == {"a.py": extract("a.py", texts["a.py"])}
+
+
 def test_workers_are_killed_when_the_map_is_interrupted(monkeypatch) -> None:
     from coder.repomap import parsing
 

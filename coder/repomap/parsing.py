@@ -27,8 +27,8 @@ from coder.repomap.tags import NO_TAGS, FileTags, dumps, extract, loads
 MANY = 200
 """From this many files on, the map says that it is reading them (about 0.5 s of parsing)."""
 PER_WORKER = 50
-"""Fewer files than this a worker are not shared among more workers (starting one costs about
-0.05 s; parsing 50 typical files about as much)."""
+"""Another worker is started only for each this many files (starting one costs about 0.05 s,
+as much as parsing 50 typical files)."""
 FILE_SECONDS = 5.0
 """The most time a worker spends on one file (a megabyte of normal code takes under 1 s)."""
 MOST_WORKERS = 8

@@ -145,16 +145,23 @@ def get_repo_map(
     budget: int,
     on_status: Callable[[str], None] | None = None,
 ) -> RepoMap:
-    """The map of a workspace: its repository's files (tracked, or untracked and not ignored,
-    outside hidden and vendored folders), or, without git, the files under its root outside
-    hidden and vendored folders."""
+    """The map of a workspace: its repository's files that .gitignore does not name (tracked,
+    or untracked outside hidden and vendored folders), or, without git, the files under its
+    root outside hidden and vendored folders."""
 
     def listing() -> list[str]:
         if repo is None:
             return ws.listing(MOST_LISTED, skip=_vendored)
+        # A file committed before .gitignore named it (secrets.py, say) is still tracked; the
+        # user has said that it is not part of the project.
+        ignored = repo.ignored_tracked()
         # An untracked virtualenv that .gitignore does not name yet (python -m venv writes no
         # .gitignore before 3.13) filled the map with pip's and setuptools' internals.
-        return [p for p, tracked in repo.files_tracked() if tracked or not _in_vendored(p)]
+        return [
+            p
+            for p, tracked in repo.files_tracked()
+            if p not in ignored and (tracked or not _in_vendored(p))
+        ]
 
     return RepoMap(ws.root, listing, lambda path: ws.read(path).text, budget, on_status=on_status)
 

@@ -27,8 +27,8 @@ from coder.repomap.tags import NO_TAGS, FileTags, dumps, extract, loads
 MANY = 200
 """From this many files on, the map says that it is reading them (about 0.5 s of parsing)."""
 PER_WORKER = 50
-"""Fewer files than this a worker are not shared among more workers (starting one costs about
-0.05 s; parsing 50 typical files about as much)."""
+"""Another worker is started only for each this many files (starting one costs about 0.05 s,
+as much as parsing 50 typical files)."""
 FILE_SECONDS = 5.0
 """The most time a worker spends on one file (a megabyte of normal code takes under 1 s)."""
 MOST_WORKERS = 8
@@ -51,21 +51,28 @@ def extract_all(texts: Mapping[str, str], workers: int | None = None) -> dict[st
     # Largest first, dealt round-robin, so that the workers take about as long as each other.
     items = sorted(texts.items(), key=lambda item: -len(item[1]))
     chunks = [chunk for chunk in (items[i::workers] for i in range(workers)) if chunk]
+    try:
+        temporary = tempfile.TemporaryDirectory(prefix="coder-tags-", ignore_cleanup_errors=True)
+    except OSError:  # no temporary folder (TMPDIR missing, the disk full): parse them here
+        return {path: extract(path, text) for path, text in items}
+    with temporary as folder:
+        return _in_workers(chunks, Path(folder))
+
+
+def _in_workers(chunks: list[list[tuple[str, str]]], folder: Path) -> dict[str, FileTags]:
+    """The tags of the files of chunks, each chunk in a worker writing into folder."""
     found: dict[str, FileTags] = {}
-    with tempfile.TemporaryDirectory(prefix="coder-tags-") as folder:
-        runs = 0
-        while chunks:  # again for the files after one that stopped its worker
-            started = [
-                _start(chunk, Path(folder) / str(runs + n)) for n, chunk in enumerate(chunks)
-            ]
-            runs += len(chunks)
-            try:
-                results = [_finish(chunk, *run) for chunk, run in zip(chunks, started, strict=True)]
-            finally:
-                _stop(started)
-            for done, _ in results:
-                found |= done
-            chunks = [rest for _, rest in results if rest]
+    runs = 0
+    while chunks:  # again for the files after one that stopped its worker
+        started = [_start(chunk, folder / str(runs + n)) for n, chunk in enumerate(chunks)]
+        runs += len(chunks)
+        try:
+            results = [_finish(chunk, *run) for chunk, run in zip(chunks, started, strict=True)]
+        finally:
+            _stop(started)
+        for done, _ in results:
+            found |= done
+        chunks = [rest for _, rest in results if rest]
     return found
 
 
@@ -85,14 +92,15 @@ def serve(seconds: float = FILE_SECONDS) -> None:
 
 
 def _start(chunk: list[tuple[str, str]], base: Path) -> _Run:
-    """A worker parsing chunk, its output going to a file beside base."""
+    """A worker parsing chunk, its output going to a file beside base; None when none could
+    be started (the folder cannot be written, no Python to run)."""
     source, output = base.with_suffix(".in"), base.with_suffix(".out")
-    source.write_text(json.dumps(chunk), encoding="ascii")
     root = str(Path(__file__).resolve().parents[2])
     # Isolated (-I) and in the temporary folder: the user's folder is not on its path, so a
     # json.py there is never imported; what it writes to stderr (a Ctrl-C) is not shown.
     command = [sys.executable, "-I", "-c", _WORKER.format(root=root, seconds=FILE_SECONDS)]
     try:
+        source.write_text(json.dumps(chunk), encoding="ascii")
         with source.open("rb") as stdin, output.open("wb") as stdout:
             process = subprocess.Popen(
                 command, stdin=stdin, stdout=stdout, stderr=subprocess.DEVNULL, cwd=base.parent

@@ -290,6 +290,10 @@ class Repo:
         tagged = self._names("ls-files", "-t", "--cached", "--others", "--exclude-standard")
         return [(entry[2:], entry[0] != "?") for entry in tagged]
 
+    def ignored_tracked(self) -> set[str]:
+        """Tracked files that the ignore rules name (committed before .gitignore named them)."""
+        return set(self._names("ls-files", "--cached", "--ignored", "--exclude-standard"))
+
     def show(self, sha: str) -> str:
         """The changes of commit sha, as a unified diff."""
         return self._git("show", "--no-color", "--no-ext-diff", "--format=%h %s%n", sha)

@@ -492,6 +492,18 @@ def test_untracked_files_in_a_virtualenv_are_left_out_but_tracked_ones_kept(root
     assert "def vendored_function" not in text
 
 
+def test_files_gitignore_names_are_left_out_even_when_tracked(root: Path) -> None:
+    # Committed before .gitignore named it: git still tracks it, and it went to the model.
+    (root / "secrets.py").write_text("def rotate_production_keys():\n    pass\n")
+    (root / "local.py").write_text("def local_only_helper():\n    pass\n")
+    git(root, "add", "secrets.py")
+    git(root, "commit", "-qm", "oops")
+    (root / ".gitignore").write_text("secrets.py\nlocal.py\n")
+    text = repo_map(root).text(["app.py"], "")
+    assert "compute_invoice_total" in text
+    assert "rotate_production_keys" not in text and "local_only_helper" not in text
+
+
 def test_without_git_vendored_files_do_not_use_up_the_listing(tmp_path: Path, monkeypatch) -> None:
     # The walk went through .venv and node_modules before it dropped them: a virtualenv of
     # 50,000 files used up the listing, and the map of the project's own code was empty.
@@ -552,6 +564,14 @@ def test_a_file_the_parser_loops_forever_on_leaves_the_map_and_the_chat_working(
     assert "compute_invoice_total" in text and "hang.tsx" not in text
     assert the_map.parsed == 5  # hang.tsx included: left out for good, until it changes
     assert repo_map(root).text(["app.py"], "") == text
+
+
+def test_without_a_temporary_folder_the_files_are_parsed_here(monkeypatch) -> None:
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", "/nonexistent/coder-test")  # as a bad TMPDIR
+    texts = {"a.py": "def here():\n    pass\n"}
+    assert extract_all(texts) == {"a.py": extract("a.py", texts["a.py"])}
 
 
 def test_workers_are_killed_when_the_map_is_interrupted(monkeypatch) -> None:

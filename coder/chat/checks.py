@@ -4,9 +4,12 @@ is shown to the user and sent to the model as its next request."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
+import sys
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -111,10 +114,6 @@ def _apart(
 ) -> list[tuple[str, list[tuple[int, str]]]] | None:
     """brought_in() of each (path, new text, old text), worked out in a process of its own;
     None when it ran out of SYNTAX_SECONDS or failed."""
-    import json
-    import sys
-    import tempfile
-
     root = str(Path(__file__).resolve().parents[2])
     # Isolated (-I) and in an empty folder: nothing of the user's repository is imported.
     command = [sys.executable, "-I", "-c", _WORKER.format(root=root)]

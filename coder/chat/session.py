@@ -331,13 +331,18 @@ class Session:
 
     def map_text(self) -> str:
         """The repository map for the next request: "" when map_tokens is 0 (then nothing is
-        parsed) or when no file outside the chat defines anything."""
+        parsed) or when no file outside the chat defines anything. The map is context, not the
+        request: when git cannot list the files, the request goes without it, and says so."""
         if self.config.map_tokens <= 0:
             return ""
         if self.repo_map is None:
             budget, say = self.config.map_tokens, self.terminal.say
             self.repo_map = get_repo_map(self.ws, self.repo, budget, on_status=say)
-        return self.repo_map.text([*self.files, *self.read_only], self.topic)
+        try:
+            return self.repo_map.text([*self.files, *self.read_only], self.topic)
+        except GitError as exc:
+            self.terminal.error(f"The repository map is left out of this request: {exc}")
+            return ""
 
     def _request_candidates(self, message: str) -> Completion:
         """Several candidates at once; the selector's choice is the reply the turn goes on with."""

@@ -11,6 +11,7 @@ import pytest
 from coder import prompt
 from coder.chat.session import Session, SessionConfig
 from coder.edits.workspace import Workspace
+from coder.errors import GitError
 from coder.seams.model import Completion, ScriptedModel, Usage
 from coder.seams.repo import Repo
 from coder.terminal import Terminal
@@ -275,3 +276,18 @@ def test_the_map_follows_the_request_through_its_reflections(tmp_path: Path) -> 
     ]
     assert len(maps) == 2 and maps[0] == maps[1]
     assert "integrate_numerically" in maps[0] and "FarewellBuilder" not in maps[0]
+
+
+def test_a_map_git_cannot_list_is_left_out_and_the_request_goes_on(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self) -> list[str]:
+        raise GitError("git ls-files failed: fatal: index file corrupt")
+
+    monkeypatch.setattr(Repo, "files_tracked", broken)  # what the map lists the files with
+    chat = session(root, [block('    return "hello"\n', '    return "goodbye"\n')])
+    outcome = chat.turn("say goodbye")
+    assert outcome.changed == ("hello.py",)
+    assert "The repository map is left out of this request: git ls-files failed" in (
+        chat.terminal.err.getvalue()
+    )

@@ -4,6 +4,7 @@ is shown to the user and sent to the model as its next request."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -211,4 +212,9 @@ def run(cmd: str, root: Path, timeout: float) -> tuple[int | None, str]:
         os.killpg(process.pid, signal.SIGKILL)
         out, _ = process.communicate()
         status = None
+    except BaseException:  # Ctrl-C: its own session does not get it, so end it here
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise
     return status, out.decode("utf-8", "replace").strip()

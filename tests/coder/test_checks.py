@@ -3,6 +3,8 @@ failure goes back to the model, at most --max-reflections times."""
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -115,3 +117,16 @@ def test_a_parse_that_never_ends_is_cut_short_and_said(
         "The syntax check of page.tsx did not finish: it is skipped."
         in chat.terminal.err.getvalue()
     )
+
+
+def test_ctrl_c_during_a_check_ends_everything_it_started(tmp_path: Path) -> None:
+    import threading
+
+    marker = tmp_path / "alive"
+    cmd = f"(sleep 3; touch {marker}) & sleep 30"
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))  # Ctrl-C
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        checks.run(cmd, tmp_path, timeout=60)
+    time.sleep(4)
+    assert not marker.exists()  # the background child was killed with the command

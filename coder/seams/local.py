@@ -22,6 +22,7 @@ from importlib import util
 from pathlib import Path
 
 from coder.errors import ModelError, UsageError
+from coder.seams.llm import failures
 
 NAME = "local"
 """The --model name that serves a local GGUF model."""
@@ -130,25 +131,48 @@ def _terminated(signum, frame) -> None:
 def _start(gguf: Path, on_status) -> tuple[subprocess.Popen, Served]:
     port = _free_port()
     on_status(f"Starting llama.cpp with {gguf.name} on 127.0.0.1:{port}...")
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf)]
-    command += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(CONTEXT)]
     # Its own session: Ctrl-C on a reply must not kill the server under the chat.
     process = subprocess.Popen(
-        command,
+        _command(gguf, port),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
     log: list[bytes] = []
-    threading.Thread(target=_drain, args=(process, log), daemon=True).start()
+    drain = threading.Thread(target=_drain, args=(process, log), daemon=True)
+    drain.start()
     api_base = f"http://127.0.0.1:{port}/v1"
     try:
-        _wait(process, api_base, log)
+        _wait(process, api_base, lambda: _ended(process, drain, log))
     except BaseException:
         _stop(process)
         raise
+    failures.watch(api_base, lambda: _ended(process, drain, log))
     return process, Served(api_base, f"openai/{gguf.stem}")
+
+
+def _ended(process: subprocess.Popen, drain: threading.Thread, log: list[bytes]) -> str | None:
+    """How the server's process ended, with its last output; None while it runs."""
+    status = process.poll()
+    if status is None:
+        return None
+    drain.join(timeout=1)  # its last lines may still be in the pipe
+    if status < 0:
+        try:
+            how = f"killed by {signal.Signals(-status).name}"
+        except ValueError:
+            how = f"killed by signal {-status}"
+    else:
+        how = f"exited with status {status}"
+    tail = b"".join(log[-8:]).decode(errors="replace").strip()
+    return f"llama.cpp {how}" + (f"; its last output: {tail}" if tail else "")
+
+
+def _command(gguf: Path, port: int) -> list[str]:
+    """The command line of a server of gguf on 127.0.0.1:port."""
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf)]
+    return command + ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(CONTEXT)]
 
 
 def _drain(process: subprocess.Popen, log: list[bytes]) -> None:
@@ -158,14 +182,13 @@ def _drain(process: subprocess.Popen, log: list[bytes]) -> None:
         del log[:-30]
 
 
-def _wait(process: subprocess.Popen, api_base: str, log: list[bytes]) -> None:
+def _wait(process: subprocess.Popen, api_base: str, ended) -> None:
     import urllib.request
 
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            tail = b"".join(log[-8:]).decode(errors="replace").strip()
-            raise ModelError(f"the llama.cpp server stopped at start: {tail or 'no output'}")
+            raise ModelError(f"the llama.cpp server stopped at start: {ended()}")
         try:
             with urllib.request.urlopen(f"{api_base}/models", timeout=2):
                 return

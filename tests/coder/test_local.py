@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 
 from coder.cli import main
-from coder.errors import UsageError
+from coder.errors import ModelError, UsageError
 from coder.seams import local
+from coder.seams.llm import DirectModel, ModelSettings
+from coder.seams.model import Message, Request
 
 from .gitrepo import HELLO, git, make_repo
 
@@ -31,6 +33,7 @@ def _installed() -> bool:
 
 
 needs_local = pytest.mark.skipif(not _installed(), reason="the [local] extra is not installed")
+REQUEST = Request((Message("user", "hello"),))
 
 
 def test_without_the_extra_the_error_says_what_to_install(monkeypatch, tmp_path: Path) -> None:
@@ -66,6 +69,47 @@ def test_a_server_that_dies_at_start_is_a_clear_error_and_leaves_nothing(
     with pytest.raises(local.ModelError, match="stopped at start"):
         local.serve(fake)
     assert local.SERVERS.running == {}
+
+
+CRASHING_SERVER = """
+import http.server, os, signal, sys
+port = int(sys.argv[sys.argv.index("--port") + 1])
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b'{"data": []}')
+
+    def do_POST(self):
+        print("loading tensors... done", file=sys.stderr, flush=True)
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+http.server.HTTPServer(("127.0.0.1", port), Handler).serve_forever()
+"""
+
+
+def test_a_server_that_dies_on_a_request_says_how_at_once(monkeypatch, tmp_path: Path) -> None:
+    script = tmp_path / "server.py"
+    script.write_text(CRASHING_SERVER)
+    fake = tmp_path / "fake.gguf"
+    fake.write_bytes(b"not a model")
+    monkeypatch.setattr(local, "check_server_installed", lambda: None)
+    monkeypatch.setattr(
+        local, "_command", lambda gguf, port: [sys.executable, str(script)] + ["--port", str(port)]
+    )
+    served = local.serve(fake)
+    retried: list[str] = []
+    settings = ModelSettings(served.model, served.api_base, "k", timeout=10, backoff=0.01)
+    try:
+        with pytest.raises(ModelError) as failed:
+            DirectModel(settings, on_retry=retried.append).complete(REQUEST)
+    finally:
+        local.stop()
+    message = str(failed.value)
+    assert f"the server at {served.api_base} stopped: llama.cpp killed by SIGSEGV" in message
+    assert "its last output: " in message and message.endswith("loading tensors... done")
+    assert retried == []
 
 
 def _servers_running() -> list[str]:

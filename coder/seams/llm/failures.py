@@ -4,7 +4,8 @@ A failure has a kind. Passing kinds (a rate limit, a server error, a timeout, a 
 connection) are retried with backoff, waiting what the server's Retry-After asks when it asks
 for at most a minute; the others fail at once, as does any failure once text has streamed in.
 A server that cannot be reached at all (connection refused, unknown host) is not passing: it
-fails at once with a message naming the URL.
+fails at once with a message naming the URL. Neither is a server coder started itself (the
+local llama.cpp) once its process has ended: the message says how it ended.
 """
 
 from __future__ import annotations
@@ -28,6 +29,20 @@ LABELS = {
 }
 MAX_RETRY_AFTER = 60.0
 """The longest Retry-After honoured; a server asking for more gets the usual backoff."""
+_WATCHED: dict[str, Callable[[], str | None]] = {}
+"""For the URL of a server coder started: how its process ended, or None while it runs."""
+
+
+def watch(url: str, ended: Callable[[], str | None]) -> None:
+    """Have a failed request to url say ended() (how the server's process ended) and stop
+    retrying, once that is no longer None."""
+    _WATCHED[url] = ended
+
+
+def ended(url: str | None) -> str | None:
+    """How the process serving url ended, when coder started it and it has; else None."""
+    check = _WATCHED.get(url or "")
+    return check() if check is not None else None
 
 
 @dataclass(frozen=True)
@@ -124,6 +139,9 @@ def retrying(
             return attempt(streamed)
         except errors as exc:
             failure = failure_of(exc)
+            gone = ended(url)
+            if gone is not None:
+                raise ModelError(f"the server at {url} stopped: {gone}", "".join(streamed)) from exc
             if failure.kind not in PASSING or streamed or number == settings.retries:
                 raise ModelError(explain(failure, model, url), "".join(streamed)) from exc
             asked = failure.retry_after

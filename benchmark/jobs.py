@@ -123,7 +123,11 @@ def _hosted(args: argparse.Namespace, name: str) -> Model:
 
     served = local.serve(args.local_model, on_status=lambda text: print(text, file=sys.stderr))
     settings = ModelSettings(
-        served.model, served.api_base, api_key="local", max_tokens=local.MAX_REPLY
+        served.model,
+        served.api_base,
+        api_key="local",
+        max_tokens=local.MAX_REPLY,
+        context_window=local.INPUT_WINDOW,
     )
     return LiteLLMModel(settings)
 

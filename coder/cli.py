@@ -79,6 +79,13 @@ def build_parser():
         help="tokens of the repository map sent with each request (1024; 0: no map)",
     )
     p.add_argument("--timeout", type=float, help="seconds to wait for a reply")
+    p.add_argument(
+        "--context-window",
+        type=int,
+        metavar="N",
+        help="the model's input token limit, when litellm does not know it (the history sent"
+        " is kept to about half)",
+    )
     p.add_argument("-m", "--message", help="run one request and exit")
     p.add_argument("--message-file", type=Path, help="run the request in this file and exit")
     p.add_argument("--yes", "--yes-always", action="store_const", const=True, help="answer yes")

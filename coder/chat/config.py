@@ -63,6 +63,9 @@ class Config:
     """Files added read-only at start."""
     timeout: float = 600.0
     """Seconds to wait for a model's reply."""
+    context_window: int | None = None
+    """The model's input token limit, for one litellm's price map does not know (a server at
+    --api-base): the history sent is kept to about half of it. None: litellm's map says."""
     candidates: int = 1
     """Candidate replies per request; with more than one, the tests, agreement or an LLM
     selector choose."""

@@ -14,10 +14,11 @@ from pathlib import Path
 from coder import prompt
 from coder.chat import architect, checks
 from coder.chat.commit_message import write_commit_message
+from coder.chat.landing import Landing
 from coder.chat.turns import SessionConfig, TurnOutcome
 from coder.edits import editing
-from coder.edits.workspace import FileText, Workspace
-from coder.errors import CoderError, GitError, NotCommitted, WriteError
+from coder.edits.workspace import Workspace
+from coder.errors import CoderError, GitError
 from coder.repomap import CACHE_FILES, RepoMap, get_repo_map
 from coder.seams.model import Completion, Message, Model, Request, Usage, answered, with_ids
 from coder.seams.repo import Repo
@@ -65,10 +66,8 @@ class Session:
     """The repository map, made at the first request that needs it (with map_tokens > 0)."""
     topic: str = ""
     """The request the map is ranked for: the user's latest, through its reflections."""
-    _before: dict[str, FileText] = field(default_factory=dict, repr=False)
-    """The files this turn has written, as they were before it."""
-    _written: dict[str, str] = field(default_factory=dict, repr=False)
-    """What coder last wrote to each file."""
+    _landing: Landing | None = field(default=None, repr=False)
+    """What the request under way has written (each reflection is one request)."""
     _replies: int = field(default=0, repr=False)
     """Replies received, for the ids of function calls that came without one."""
 
@@ -86,7 +85,7 @@ class Session:
 
         def one(message: str) -> TurnOutcome:
             outcome = self._one_turn(message)
-            for path, was in self._before.items():
+            for path, was in self._landing.before.items():
                 originals.setdefault(path, was.text if was.exists else None)
             return outcome
 
@@ -120,14 +119,16 @@ class Session:
     def _one_turn(self, text: str) -> TurnOutcome:
         """One request and its reflections. Interrupted after some edits were written, it
         commits them before it stops, so that nothing is left half done."""
-        self._before = {}
-        self._written = {}
+        repo = self.repo if self.config.auto_commits else None
+        self._landing = Landing(
+            self.ws, repo, self.terminal, self.commits, self._commit_message, self.config.dry_run
+        )
         self.topic = text
         try:
             return self._turn(text)
         except KeyboardInterrupt:
-            if self._before and not self.config.dry_run:
-                done = self._finish(self._before, text)
+            if self._landing.before and not self.config.dry_run:
+                done = self._finish(text)
                 where = f" as {done.commits[0][:7]}" if done.commits else ""
                 self.terminal.error(f"Interrupted: the edits already written are kept{where}.")
             raise
@@ -180,7 +181,7 @@ class Session:
         return behaviour
 
     def _turn(self, text: str) -> TurnOutcome:
-        before = self._before
+        landing = self._landing
         message = text
         self.selection = None
         for attempt in range(self.config.max_reflections + 1):
@@ -220,11 +221,11 @@ class Session:
             result = proposal.result
             if not result.applied and not result.failures:
                 self._answer(completion, ["This call holds no edits."])
-                if not before:
+                if not landing.before:
                     self.counts["no_edits"] += 1
                     self.terminal.say(f"The reply has no {self.fmt.name} edits: nothing changed.")
-                return self._finish(before, text, applied=bool(before))
-            written = self._write(proposal, before)
+                return self._finish(text, applied=bool(landing.before))
+            written = landing.write(proposal)
             kept = written and not self.config.dry_run
             self._answer(
                 completion, feedback.call_answers(result, len(completion.tool_calls), kept)
@@ -232,14 +233,14 @@ class Session:
             if not written:
                 return TurnOutcome(failed=True)
             if result.ok:
-                return self._finish(before, text, applied=True)
+                return self._finish(text, applied=True)
             failures = feedback.failure_message(result, kept=kept)
             message = self._reflection(completion, failures)
             self.counts["apply_failures"] += 1
             self.counts["lazy"] += sum("placeholder" in f.reason for f in result.failures)
             self.terminal.error(failures)
             self._count_reflection(attempt)
-        return self._give_up(before, text)
+        return self._give_up(text)
 
     def _answer(self, completion: Completion, answers: list[str]) -> None:
         """Answer each function call of the reply (a chat API requires it before any other
@@ -432,72 +433,17 @@ class Session:
         self.named |= scope.named
         return proposal
 
-    def _write(self, proposal: editing.Proposal, before: dict[str, FileText]) -> bool:
-        """Write what applied; the first time a file is touched in this turn, the user's own
-        uncommitted changes to it are committed first, and its text is remembered. False
-        (with the reason shown) when nothing could be written."""
-        changed = proposal.result.files
-        if not changed:
-            return True
-        self.terminal.diff(proposal.diff())
-        if self.config.dry_run:
-            return True
-        fresh = [p for p in changed if p not in before]
-        repo = self.repo if self.config.auto_commits else None
-        try:
-            self.commits += editing.write(proposal, self.ws, repo, save_user=fresh)
-        except (GitError, WriteError) as exc:
-            self.terminal.error(f"{exc}")
-            return False
-        for path in fresh:
-            before[path] = proposal.originals[path]
-        self._written.update(changed)
-        return True
+    def _finish(self, request: str, applied: bool = False) -> TurnOutcome:
+        """Commit what the request changed, kept as the last edit for /rtc."""
+        self.last_edit = self._landing.change(request, self.files) or self.last_edit
+        return self._landing.finish(applied)
 
-    def _finish(
-        self, before: dict[str, FileText], request: str, applied: bool = False
-    ) -> TurnOutcome:
-        changed = tuple(p for p in sorted(before) if self.ws.read(p).text != before[p].text)
-        if applied and not changed and not self.config.dry_run:
-            self.terminal.say("The edits applied but change nothing: every file is as it was.")
-        if changed:
-            self.last_edit = Change(
-                {p: before[p].text for p in changed if before[p].exists},
-                {p: self.ws.read(p).text for p in changed},
-                {p: self.ws.read(p).text for p in self.files if p not in changed},
-                request,
-            )
-        if not changed or self.repo is None or not self.config.auto_commits:
-            return TurnOutcome(changed=changed, applied=applied)
-        try:
-            sha = editing.commit(self.repo, self.ws, list(changed), self._commit_message(changed))
-        except NotCommitted as exc:
-            self.terminal.error(str(exc))
-            return TurnOutcome(changed=changed, applied=applied, not_committed=exc.paths)
-        self.commits.append(sha)
-        self.terminal.say(f"Committed {sha[:7]}: {', '.join(changed)}")
-        left = editing.not_committed(self.repo, self.ws, list(changed))
-        for path, why in left.items():
-            self.terminal.error(f"{path} is written but not committed: it is {why}.")
-        stuck = tuple(p for p, why in left.items() if why == "changed")
-        return TurnOutcome(changed=changed, commits=(sha,), applied=applied, not_committed=stuck)
-
-    def _give_up(self, before: dict[str, FileText], request: str) -> TurnOutcome:
-        """Edits still fail: the user decides whether the ones that applied are kept. A file
-        that changed since coder wrote it (the user edited it meanwhile) is left as it is."""
-        if before and not self.config.dry_run:
+    def _give_up(self, request: str) -> TurnOutcome:
+        """Edits still fail: the user decides whether the ones that applied are kept."""
+        if self._landing.before and not self.config.dry_run:
             if self.terminal.confirm("Some edits failed. Keep the edits that did apply?"):
-                outcome = self._finish(before, request)
-                return replace(outcome, failed=True)
-            current = {p: self.ws.read(p) for p in before}
-            moved = [p for p in before if current[p].text != self._written.get(p)]
-            for path in moved:
-                self.terminal.error(f"{path} changed since coder wrote it: it is left as it is.")
-            back = {p: f for p, f in before.items() if p not in moved}
-            self.ws.write_all({p: f.text for p, f in back.items() if f.exists}, current)
-            for path, original in back.items():
-                if not original.exists:
-                    self.ws.remove(path)
+                return replace(self._finish(request), failed=True)
+            self._landing.undo()
         return TurnOutcome(failed=True)
 
     def _commit_message(self, changed: tuple[str, ...]) -> str:

@@ -160,13 +160,15 @@ def _session(
         raise UsageError(f"--refine must be 0 or more, not {config.refine}")
     if config.map_tokens < 0:
         raise UsageError(f"--map-tokens must be 0 (no map) or more, not {config.map_tokens}")
+    if config.context_window is not None and config.context_window < 1:
+        raise UsageError(f"--context-window must be 1 or more, not {config.context_window}")
     if config.rtc_samples < 1 or not 0 < config.rtc_threshold <= 1:
         raise UsageError("--rtc-samples must be at least 1 and --rtc-threshold in (0, 1]")
     weak = _model(config, config.weak_model, terminal, environ) if config.weak_model else None
     editor = _model(config, config.editor_model, terminal, environ) if config.editor_model else None
     contained = _sandbox(config.sandbox, terminal)
     return Session(
-        model=_model(config, config.model, terminal, environ),
+        model=_model(config, config.model, terminal, environ, config.context_window),
         fmt=fmt,
         ws=ws,
         repo=repo,
@@ -214,9 +216,11 @@ def _sandbox(kind: str | None, terminal: Terminal):
     return chosen
 
 
-def _model(config, name: str, terminal: Terminal, environ: Mapping[str, str]):
+def _model(
+    config, name: str, terminal: Terminal, environ: Mapping[str, str], window: int | None = None
+):
     """The model named, on its route (directly to an OpenAI-compatible server, or through
-    litellm); environ holds the provider keys."""
+    litellm); environ holds the provider keys; window, its input token limit when given."""
     from coder.seams.llm import ModelSettings, get_model
 
     if name == "local":
@@ -229,10 +233,15 @@ def _model(config, name: str, terminal: Terminal, environ: Mapping[str, str]):
             api_key="local",
             timeout=config.timeout,
             max_tokens=local.MAX_REPLY,
+            context_window=window or local.INPUT_WINDOW,
         )
     else:
         model_settings = ModelSettings(
-            name, api_base=config.api_base, api_key=config.api_key, timeout=config.timeout
+            name,
+            api_base=config.api_base,
+            api_key=config.api_key,
+            timeout=config.timeout,
+            context_window=window,
         )
     return get_model(model_settings, environ, config.via_litellm, on_retry=terminal.error)
 

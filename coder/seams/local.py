@@ -31,6 +31,8 @@ CONTEXT = 8192
 """Tokens of context the server gives the model (SmolLM2's own limit)."""
 MAX_REPLY = 2048
 """The longest reply asked of a local model: a tiny model can repeat itself without end."""
+INPUT_WINDOW = CONTEXT - MAX_REPLY
+"""Tokens a request to the local model may hold, so that the longest reply still fits."""
 START_TIMEOUT = 180.0
 """Seconds to wait for the server to answer before giving up."""
 

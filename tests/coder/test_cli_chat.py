@@ -272,3 +272,9 @@ def test_a_negative_map_budget_is_refused(repo: Path) -> None:
     with FakeOpenAI([]) as server:
         done = coder(repo, server, "--map-tokens", "-1", "--exit")
     assert done.returncode == 2 and "--map-tokens must be 0" in done.stderr
+
+
+def test_a_context_window_below_one_is_refused(repo: Path) -> None:
+    with FakeOpenAI([]) as server:
+        done = coder(repo, server, "--context-window", "0", "--exit")
+    assert done.returncode == 2 and "--context-window must be 1 or more, not 0" in done.stderr

@@ -166,3 +166,38 @@ def test_a_query_in_the_api_base_is_kept() -> None:
         settings = ModelSettings("openai/m", server.base_url + "?api-version=1", timeout=5)
         assert DirectModel(settings).complete(REQUEST).text == "ok"
     assert server.headers[0][":path"] == "/v1/chat/completions?api-version=1"
+
+
+def test_a_context_window_in_the_settings_keeps_the_history_to_half_of_it(tmp_path) -> None:
+    """A server litellm's map does not know (the local llama.cpp, --context-window): the
+    history sent is kept to about half the window, the latest turns whole."""
+    import io
+
+    from coder.chat.session import Session
+    from coder.edits.workspace import Workspace
+    from coder.terminal import Terminal
+    from editformats import get_format
+
+    old = [
+        Message(role, f"{role} {n} " + "x" * 200)
+        for n in range(10)
+        for role in ("user", "assistant")
+    ]
+    sent = []
+    for window in (450, None):
+        with FakeOpenAI([Text("An answer.")]) as server:
+            settings = ModelSettings("openai/m", server.base_url, "k", context_window=window)
+            out = io.StringIO()
+            chat = Session(
+                model=DirectModel(settings),
+                fmt=get_format("diff"),
+                ws=Workspace(tmp_path),
+                repo=None,
+                terminal=Terminal(out=out, err=out),
+                history=list(old),
+            )
+            chat.ask("What does it do?")
+        sent.append("\n".join(m["content"] for m in server.requests[0]["messages"]))
+    small, unknown = sent
+    assert "user 8 " in small and "assistant 9 " in small and "user 7 " not in small
+    assert "user 0 " in unknown

@@ -89,7 +89,10 @@ class DirectModel:
         return headers
 
     def context_window(self) -> int | None:
-        """The model's input token limit, when litellm is loaded anyway and knows it."""
+        """The model's input token limit: the settings', else litellm's when it is loaded
+        anyway and knows it."""
+        if self.settings.context_window:
+            return self.settings.context_window
         return via_litellm.context_window(via_litellm.loaded(), self.name)
 
     def count_tokens(self, text: str) -> int:

@@ -37,6 +37,9 @@ class ModelSettings:
     max_tokens: int | None = None
     """The longest reply to accept; a small local model can otherwise loop until its context
     is full."""
+    context_window: int | None = None
+    """The model's input token limit, where it is known better than litellm's map knows it
+    (the local server's, or the user's --context-window); None: litellm's map, when loaded."""
 
 
 def resolve(name: str) -> str:

@@ -117,8 +117,8 @@ class LiteLLMModel:
         return answer.completion(priced(litellm, self.name, tokens), interrupted)
 
     def context_window(self) -> int | None:
-        """The model's input token limit, when litellm knows it."""
-        return context_window(load(), self.name)
+        """The model's input token limit: the settings', else litellm's when it knows it."""
+        return self.settings.context_window or context_window(load(), self.name)
 
     def count_tokens(self, text: str) -> int:
         """Tokens of text for this model (litellm ships the tokenizers, so this works offline)."""

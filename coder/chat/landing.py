@@ -1,0 +1,108 @@
+"""Landing one request's edits: write what applied, commit it, or put the files back.
+
+The first time a turn touches a file, the user's own uncommitted changes to it are committed
+first and its text is kept, so that the turn can always say what it changed and undo it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from coder.chat.turns import TurnOutcome
+from coder.edits import editing
+from coder.edits.workspace import FileText, Workspace
+from coder.errors import GitError, NotCommitted, WriteError
+from coder.seams.repo import Repo
+from coder.terminal import Terminal
+from coder.trust.rtc import Change
+
+
+@dataclass
+class Landing:
+    """The files one request has written, and how its edits end: committed or undone."""
+
+    ws: Workspace
+    repo: Repo | None
+    """Where the edits are committed; None: they are written and left uncommitted."""
+    terminal: Terminal
+    commits: list[str]
+    """The session's commits, to which this turn's are added (for /undo)."""
+    commit_message: Callable[[tuple[str, ...]], str]
+    """The message of the commit of these changed files."""
+    dry_run: bool = False
+    """Show diffs but never write."""
+    before: dict[str, FileText] = field(default_factory=dict)
+    """The files this request has written, as they were before it."""
+    written: dict[str, str] = field(default_factory=dict)
+    """What coder last wrote to each file."""
+
+    def write(self, proposal: editing.Proposal) -> bool:
+        """Write what applied, after showing its diff; False (with the reason shown) when
+        nothing could be written."""
+        changed = proposal.result.files
+        if not changed:
+            return True
+        self.terminal.diff(proposal.diff())
+        if self.dry_run:
+            return True
+        fresh = [p for p in changed if p not in self.before]
+        try:
+            self.commits += editing.write(proposal, self.ws, self.repo, save_user=fresh)
+        except (GitError, WriteError) as exc:
+            self.terminal.error(f"{exc}")
+            return False
+        for path in fresh:
+            self.before[path] = proposal.originals[path]
+        self.written.update(changed)
+        return True
+
+    def changed(self) -> tuple[str, ...]:
+        """The files whose text differs from what it was before the request, sorted."""
+        return tuple(p for p in sorted(self.before) if self.ws.read(p).text != self.before[p].text)
+
+    def change(self, request: str, chat_files: list[str]) -> Change | None:
+        """The request and the files before and after it, for the round-trip check; None when
+        nothing changed."""
+        changed = self.changed()
+        if not changed:
+            return None
+        return Change(
+            {p: self.before[p].text for p in changed if self.before[p].exists},
+            {p: self.ws.read(p).text for p in changed},
+            {p: self.ws.read(p).text for p in chat_files if p not in changed},
+            request,
+        )
+
+    def finish(self, applied: bool = False) -> TurnOutcome:
+        """Commit what changed; the outcome says what was committed and what was not."""
+        changed = self.changed()
+        if applied and not changed and not self.dry_run:
+            self.terminal.say("The edits applied but change nothing: every file is as it was.")
+        if not changed or self.repo is None:
+            return TurnOutcome(changed=changed, applied=applied)
+        try:
+            sha = editing.commit(self.repo, self.ws, list(changed), self.commit_message(changed))
+        except NotCommitted as exc:
+            self.terminal.error(str(exc))
+            return TurnOutcome(changed=changed, applied=applied, not_committed=exc.paths)
+        self.commits.append(sha)
+        self.terminal.say(f"Committed {sha[:7]}: {', '.join(changed)}")
+        left = editing.not_committed(self.repo, self.ws, list(changed))
+        for path, why in left.items():
+            self.terminal.error(f"{path} is written but not committed: it is {why}.")
+        stuck = tuple(p for p, why in left.items() if why == "changed")
+        return TurnOutcome(changed=changed, commits=(sha,), applied=applied, not_committed=stuck)
+
+    def undo(self) -> None:
+        """Put back the files this request wrote, as they were before it; a file that changed
+        since coder wrote it (the user edited it meanwhile) is left as it is."""
+        current = {p: self.ws.read(p) for p in self.before}
+        moved = [p for p in self.before if current[p].text != self.written.get(p)]
+        for path in moved:
+            self.terminal.error(f"{path} changed since coder wrote it: it is left as it is.")
+        back = {p: f for p, f in self.before.items() if p not in moved}
+        self.ws.write_all({p: f.text for p, f in back.items() if f.exists}, current)
+        for path, original in back.items():
+            if not original.exists:
+                self.ws.remove(path)

@@ -35,6 +35,8 @@ INPUT_WINDOW = CONTEXT - MAX_REPLY
 """Tokens a request to the local model may hold, so that the longest reply still fits."""
 START_TIMEOUT = 180.0
 """Seconds to wait for the server to answer before giving up."""
+ENDING = 1.0
+"""Seconds a failed request waits to learn whether the server's process has ended."""
 
 
 @dataclass(frozen=True)
@@ -155,9 +157,12 @@ def _start(gguf: Path, on_status) -> tuple[subprocess.Popen, Served]:
 
 
 def _ended(process: subprocess.Popen, drain: threading.Thread, log: list[bytes]) -> str | None:
-    """How the server's process ended, with its last output; None while it runs."""
-    status = process.poll()
-    if status is None:
+    """How the server's process ended, with its last output; None while it runs. Asked after
+    a failed request, it waits a moment: a server that dropped the connection as it died may
+    not be reaped yet."""
+    try:
+        status = process.wait(timeout=ENDING)
+    except subprocess.TimeoutExpired:
         return None
     drain.join(timeout=1)  # its last lines may still be in the pipe
     if status < 0:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from editformats import diff, diff_func, udiff, whole, whole_func
 from editformats.edit import EditFormat
+from editformats.formats import diff, diff_func, udiff, whole, whole_func
 
 FORMATS: dict[str, EditFormat] = {
     f.name: f

@@ -71,11 +71,12 @@ def test_the_command_line_imports_only_sys_before_it_can_catch_ctrl_c() -> None:
         assert top <= {"sys", "__future__"}, (name, top)
 
 
-def coder_graph() -> dict[str, set[str]]:
-    """Each module of coder -> the modules of coder it imports at its top level, those imported
-    only for type checking included (a circle there is a circle in the design all the same)."""
+def coder_graph(package: str = "coder") -> dict[str, set[str]]:
+    """Each module of package -> the modules of package it imports at its top level, those
+    imported only for type checking included (a circle there is a circle in the design all the
+    same)."""
     modules = {}
-    for path in (ROOT / "coder").rglob("*.py"):
+    for path in (ROOT / package).rglob("*.py"):
         parts = path.relative_to(ROOT).with_suffix("").parts
         modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     graph = {}
@@ -86,22 +87,22 @@ def coder_graph() -> dict[str, set[str]]:
             node = body.pop()
             if isinstance(node, ast.If):
                 body += node.body
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("coder"):
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(package):
                 for alias in node.names:
                     full = f"{node.module}.{alias.name}"
                     found.add(full if full in modules else node.module)
             elif isinstance(node, ast.Import):
-                found |= {a.name for a in node.names if a.name.startswith("coder.")}
+                found |= {a.name for a in node.names if a.name.startswith(f"{package}.")}
         graph[name] = {m for m in found if m in modules and m != name}
     return graph
 
 
-def test_no_module_of_coder_imports_one_that_imports_it_back() -> None:
-    graph = coder_graph()
-    try:
-        tuple(graphlib.TopologicalSorter(graph).static_order())
-    except graphlib.CycleError as exc:
-        raise AssertionError(f"import circle: {' -> '.join(exc.args[1])}") from None
+def test_no_module_imports_one_that_imports_it_back() -> None:
+    for package in ("coder", "editformats"):
+        try:
+            tuple(graphlib.TopologicalSorter(coder_graph(package)).static_order())
+        except graphlib.CycleError as exc:
+            raise AssertionError(f"import circle: {' -> '.join(exc.args[1])}") from None
 
 
 def test_the_folders_of_coder_depend_one_way() -> None:
@@ -126,3 +127,20 @@ def test_the_folders_of_coder_depend_one_way() -> None:
 def test_coder_keeps_only_what_every_part_shares_at_its_top() -> None:
     top = sorted(p.name for p in (ROOT / "coder").glob("*.py"))
     assert len(top) <= 8, top
+
+
+def test_the_folders_of_editformats_depend_one_way() -> None:
+    """Applying edits knows nothing of how they were read; reading them, nothing of the formats
+    that use it."""
+    below = {
+        "editformats.applying": set(),
+        "editformats.reading": {"editformats.applying"},
+    }
+    folders = ("editformats.applying", "editformats.reading", "editformats.formats")
+    for module, imported in coder_graph("editformats").items():
+        home = next((f for f in below if module.startswith(f + ".")), None)
+        if home is None:
+            continue
+        for other in imported:
+            folder = next((f for f in folders if other.startswith(f + ".") or other == f), None)
+            assert folder in below[home] | {home, None}, (module, other)

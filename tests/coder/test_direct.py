@@ -11,7 +11,7 @@ import pytest
 from coder.errors import ModelError, UsageError
 from coder.seams.llm import DirectModel, ModelSettings
 from coder.seams.model import Message, Request
-from editformats import diff_func
+from editformats.formats import diff_func
 
 from .fake_openai import CutOff, FakeOpenAI, Raw, Status, Text
 

@@ -20,7 +20,8 @@ from coder.seams.llm import (
     resolve,
 )
 from coder.seams.model import Message, Request
-from editformats import ToolCall, diff_func
+from editformats import ToolCall
+from editformats.formats import diff_func
 
 from .fake_openai import Calls, CutOff, FakeOpenAI, Raw, Stall, Status, Text
 

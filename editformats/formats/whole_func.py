@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from editformats import applier, examples, toolcalls
+from editformats.applying import applier
 from editformats.edit import Edit, EditFormat, Reply
 from editformats.errors import ReplyError
+from editformats.formats import examples
+from editformats.reading import toolcalls
 
 FUNCTION = "write_file"
 

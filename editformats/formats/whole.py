@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from editformats import applier, editblock, examples, fences, paths
+from editformats import paths
+from editformats.applying import applier
 from editformats.edit import Edit, EditFormat, Reply, check_count
 from editformats.errors import ReplyError, truncated
+from editformats.formats import examples
+from editformats.reading import editblock, fences
 
 SYSTEM_PROMPT = """\
 You are an expert programmer who edits the user's files. Keep to what the user asks.

@@ -1,75 +1,26 @@
-"""Applying parsed edits to the chat files in memory, shared by every edit format.
+"""Applying parsed edits to the chat files in memory, shared by every edit format: each edit's
+file (targets.py), then the place its text stands (matching.py), then the change.
 
-The work is bounded: a reply may hold at most edit.MAX_EDITS edits, its searches may visit at most
-MAX_SEARCHED characters of files in all, near-miss (fuzzy) matching is tried for at most MAX_FUZZY
-of its edits, and the closest lines are looked up for the first MAX_EXPLAINED failures only
-(the ones a failure message shows).
+The work is bounded: a reply may hold at most edit.MAX_EDITS edits, and its searching is
+metered as state.py says.
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
-from editformats import lazy, matching, paths, similarity
-from editformats.document import Document, split_lines
+from editformats import paths
+from editformats.applying import lazy, matching, similarity
+from editformats.applying.document import Document, split_lines
+from editformats.applying.state import MAX_EXPLAINED, MAX_SEARCHED, Miss, State
+from editformats.applying.targets import holding, target
 from editformats.edit import Applied, ApplyResult, Edit, Failure, check_count
 
 FUZZY_THRESHOLD = 0.9
 """How alike (0..1) a near-miss must be to the text an edit looked for to be applied anyway."""
-MAX_SEARCHED = 100_000_000
-"""The searching one reply may do, in characters gone through (matching.Lines.spent); the
-edits after that fail unsearched. Some 40 failing or loosely matching edits on a 600 KB file:
-a few tenths of a second."""
-MAX_FUZZY = 10
-"""Edits per reply for which a near-miss is looked for."""
-MAX_HOLDERS = 100
-"""Chat files searched for the text of an edit that names no file, or the wrong one; with more
-chat files, such an edit must name its file."""
 MAX_SPLIT = 10_000
 """The longest hunk (in lines) retried as its separate changes."""
-MAX_EXPLAINED = 3
-"""Failures per reply for which the closest lines and the file holding the text are found."""
-
-
-class _Miss(Exception):
-    """An edit that cannot apply; carries the Failure. Never leaves this module."""
-
-    def __init__(self, failure: Failure):
-        super().__init__(failure.reason)
-        self.failure = failure
-
-
-@dataclass
-class _State:
-    """The documents being edited and the work spent so far on one reply."""
-
-    docs: dict[str, Document]
-    chat: frozenset[str]
-    tree: paths.Tree
-    split: bool
-    hays: dict[str, matching.Lines] = field(default_factory=dict)
-    meter: list[int] = field(default_factory=lambda: [0])
-    """The searching done on this reply so far (see matching.Lines.meter)."""
-    cursor: dict[str, int] = field(default_factory=dict)
-    """Per file, the line after the last edit applied to it: the next block goes after it."""
-    notes: dict[str, str] = field(default_factory=dict)
-    fuzzy_left: int = MAX_FUZZY
-    explained: int = 0
-
-    def hay(self, path: str) -> matching.Lines:
-        """The document's lines, with their per-tier joined text cached until they change."""
-        if path not in self.hays:
-            self.hays[path] = matching.Lines(self.docs[path].lines, self.meter)
-        return self.hays[path]
-
-    def changed(self, path: str) -> None:
-        self.hays.pop(path, None)
-
-    def spent(self) -> int:
-        """The searching done on this reply so far."""
-        return self.meter[0]
 
 
 def apply(
@@ -86,7 +37,7 @@ def apply(
     miscopy some of it. ReplyError when there are more than MAX_EDITS edits.
     """
     check_count(len(edits))
-    state = _State(
+    state = State(
         {path: Document.of(text) for path, text in files.items()}, frozenset(files), tree, split
     )
     applied: list[Applied] = []
@@ -94,7 +45,7 @@ def apply(
     seen: set[tuple[str, str, str]] = set()
     for edit in edits:
         try:
-            path = _target(edit, state)
+            path = target(edit, state)
             if (path, edit.original, edit.updated) in seen and not edit.whole:
                 applied.append(Applied(edit, path, "duplicate"))
                 continue
@@ -104,7 +55,7 @@ def apply(
             state.changed(path)
             applied.append(Applied(edit, path, how, score, state.notes.pop(path, "")))
             seen.add((path, edit.original, edit.updated))
-        except _Miss as miss:
+        except Miss as miss:
             failures.append(miss.failure)
     changed = {
         path: doc.text()
@@ -114,85 +65,7 @@ def apply(
     return ApplyResult(changed, tuple(applied), tuple(failures))
 
 
-def _target(edit: Edit, state: _State) -> str:
-    """The path an edit changes: its own name resolved, or the file its prose or text points to."""
-    creating = edit.whole or not edit.original.strip()
-    if edit.path:
-        path = paths.resolve(edit.path, state.docs, state.tree, creating)
-    else:
-        path = _unnamed_target(edit, state)
-    refusal = paths.refusal(path)
-    if refusal:
-        raise _Miss(Failure(edit, f"Block {edit.index} was refused: {refusal}.", path=path))
-    if path not in state.docs and not creating and path not in state.tree.files:
-        holders = _holders(edit, state, set(state.chat))
-        if len(holders) == 1:
-            state.notes[holders[0]] = f"it names {path}, which does not exist; its text is here"
-            return holders[0]
-    if path not in state.docs and (path in state.tree.files or not creating):
-        raise _Miss(Failure(edit, _not_in_chat(edit, path, state), path=path, kind="outside-chat"))
-    return path
-
-
-def _unnamed_target(edit: Edit, state: _State) -> str:
-    """The file of an edit that names none: the one chat file holding its text, else the one
-    chat file its prose mentions (several are too many to guess from), else the only chat
-    file when the prose names none."""
-    if edit.original.strip():
-        holders = _holders(edit, state, set(state.chat))
-        if len(holders) == 1:
-            return holders[0]
-    named = {paths.resolve(m, state.chat, state.tree) for m in edit.mentions} & state.chat
-    path = next(iter(named)) if len(named) == 1 else ""
-    if not path and not edit.mentions and len(state.chat) == 1:
-        path = next(iter(state.chat))
-    if not path:
-        raise _Miss(Failure(edit, _NO_NAME.format(n=edit.index)))
-    if edit.whole and not _fits(edit, path, state.docs[path]):
-        raise _Miss(Failure(edit, _NO_NAME.format(n=edit.index), path=path))
-    return path
-
-
-_NO_NAME = (
-    "Block {n} does not say which file it edits: put the file's path alone on the line above"
-    " the block's fence."
-)
-KEEP_SHARE = 0.3
-"""The share of an existing file's lines that a whole-file block without a name must keep to be
-taken for a new version of it (a snippet or an example keeps less)."""
-_LANGUAGES = {
-    "diff": (".diff", ".patch"),
-    "patch": (".diff", ".patch"),
-    "json": (".json", ".jsonc", ".json5", ".ipynb"),
-}
-"""Fence languages that are usually a tool's output rather than a file, and the extensions of
-the files a block of that language can be."""
-
-
-def _fits(edit: Edit, path: str, doc: Document) -> bool:
-    """True when a whole-file block without a name can be a new version of the file at path:
-    its language fits the file's extension, and it keeps enough of the file's lines."""
-    if edit.language in _LANGUAGES and not path.lower().endswith(_LANGUAGES[edit.language]):
-        return False
-    old = {line.strip() for line in doc.lines if line.strip()} if doc.exists else set()
-    if not old:
-        return True
-    new = {line.strip() for line in split_lines(edit.updated) if line.strip()}
-    return len(old & new) >= KEEP_SHARE * len(old)
-
-
-def _not_in_chat(edit: Edit, path: str, state: _State) -> str:
-    exists = path in state.tree.files
-    text = f"Block {edit.index} edits {path}, which is not one of the files in the chat"
-    text += " (it exists, but you have not seen it)." if exists and edit.whole else "."
-    if edit.original.strip() and state.explained < MAX_EXPLAINED:
-        others = _holders(edit, state, set(state.docs))
-        if len(others) == 1:
-            text += f" Its ORIGINAL text is in {others[0]}: name that file above the block."
-    return text
-
-
-def _apply_one(edit: Edit, path: str, state: _State) -> tuple[str, float]:
+def _apply_one(edit: Edit, path: str, state: State) -> tuple[str, float]:
     """Change the document in place for one edit; return how it matched and the score."""
     doc = state.docs[path]
     updated = split_lines(edit.updated)
@@ -214,12 +87,12 @@ def _apply_one(edit: Edit, path: str, state: _State) -> tuple[str, float]:
         try:
             spots = [_find(edit, path, state, original, updated)]
             how = spots[0].how
-        except _Miss as miss:
+        except Miss as miss:
             if miss.failure.kind != "not-found":
                 raise
             spots = _split(edit, path, state, original, updated) if state.split else None
             if spots is None:
-                raise _Miss(_explain(miss.failure, state, original)) from None
+                raise Miss(_explain(miss.failure, state, original)) from None
             how = "split"
     _replace(path, state, spots)
     score = spots[0].score if len(spots) == 1 else 0.99
@@ -231,7 +104,7 @@ def _apply_one(edit: Edit, path: str, state: _State) -> tuple[str, float]:
     return how, score
 
 
-def _replace(path: str, state: _State, spots: list[matching.Found]) -> None:
+def _replace(path: str, state: State, spots: list[matching.Found]) -> None:
     """Make the changes found, from the last up so that earlier positions stay true, and put
     the file's cursor after the last of them."""
     lines = state.docs[path].lines
@@ -242,7 +115,7 @@ def _replace(path: str, state: _State, spots: list[matching.Found]) -> None:
     state.cursor[path] = last.start + moved + len(last.updated)
 
 
-def _split(edit, path, state: _State, original, updated) -> list[matching.Found] | None:
+def _split(edit, path, state: State, original, updated) -> list[matching.Found] | None:
     """The edit's separate changes, each found with less context each try, in order; None
     when some change is not found at any context, or the hunk is too long to split."""
     if max(len(original), len(updated)) > MAX_SPLIT:
@@ -258,7 +131,7 @@ def _split(edit, path, state: _State, original, updated) -> list[matching.Found]
                 spot = _find(edit, path, state, original[a0:a1], updated[b0:b1], start)
                 spots.append(spot)
                 start = spot.end
-        except _Miss:
+        except Miss:
             continue
         if spots:
             return spots
@@ -274,7 +147,7 @@ def _insert(edit: Edit, path: str, doc: Document, updated: list[str]) -> tuple[s
         doc.exists = True
         return ("created" if created else "whole"), 1.0
     if edit.new_file:
-        raise _Miss(
+        raise Miss(
             Failure(
                 edit,
                 f"Block {edit.index} creates {path} (--- /dev/null), but that file exists: write"
@@ -288,7 +161,7 @@ def _insert(edit: Edit, path: str, doc: Document, updated: list[str]) -> tuple[s
         doc.lines.extend(updated)
         return "appended", 1.0
     if edit.insert_at < 0:
-        raise _Miss(
+        raise Miss(
             Failure(
                 edit,
                 f"Block {edit.index} adds lines to {path} with no unchanged lines around them, so"
@@ -312,10 +185,10 @@ def _ends_with(lines: list[str], tail: list[str]) -> bool:
     return bool(tail) and lines[len(lines) - len(tail) :] == tail
 
 
-def _elided(edit, path, state: _State, pieces, updated_pieces) -> list[matching.Found]:
+def _elided(edit, path, state: State, pieces, updated_pieces) -> list[matching.Found]:
     """An ORIGINAL that skips lines with '...': each run between them is found in turn."""
     if len(updated_pieces) != len(pieces):
-        raise _Miss(
+        raise Miss(
             Failure(
                 edit,
                 f"Block {edit.index} skips lines with '...' in ORIGINAL but not at the same places"
@@ -328,7 +201,7 @@ def _elided(edit, path, state: _State, pieces, updated_pieces) -> list[matching.
     for original, updated in zip(pieces, updated_pieces, strict=True):
         if not any(line.strip() for line in original):
             if any(line.strip() for line in updated):
-                raise _Miss(
+                raise Miss(
                     Failure(
                         edit,
                         f"Block {edit.index} adds lines next to a '...' in ORIGINAL, so where they"
@@ -339,21 +212,21 @@ def _elided(edit, path, state: _State, pieces, updated_pieces) -> list[matching.
             continue
         try:
             spot = _find(edit, path, state, original, updated, start)
-        except _Miss as miss:
-            raise _Miss(_explain(miss.failure, state, original)) from None
+        except Miss as miss:
+            raise Miss(_explain(miss.failure, state, original)) from None
         spots.append(spot)
         start = spot.end
     if not spots:
-        raise _Miss(Failure(edit, f"Block {edit.index} has nothing but '...' to find.", path=path))
+        raise Miss(Failure(edit, f"Block {edit.index} has nothing but '...' to find.", path=path))
     return spots
 
 
-def _find(edit, path, state: _State, original, updated, start: int = 0) -> matching.Found:
+def _find(edit, path, state: State, original, updated, start: int = 0) -> matching.Found:
     """The place original stands in the file, at line start or later (the first after the
-    previous block's change when it stands in several); a bare _Miss when nowhere."""
+    previous block's change when it stands in several); a bare Miss when nowhere."""
     hay = state.hay(path)
     if state.spent() > MAX_SEARCHED:
-        raise _Miss(
+        raise Miss(
             Failure(
                 edit,
                 f"Block {edit.index} was not tried: the blocks before it took all the searching"
@@ -379,7 +252,7 @@ def _find(edit, path, state: _State, original, updated, start: int = 0) -> match
     if isinstance(found, matching.Ambiguous):
         shown = ", ".join(str(s + 1) for s in found.starts[:6])
         count = f"{len(found.starts)}" if len(found.starts) < matching.MAX_PLACES else "many"
-        raise _Miss(
+        raise Miss(
             Failure(
                 edit,
                 f"The ORIGINAL text of block {edit.index} matches {count} places in"
@@ -390,17 +263,17 @@ def _find(edit, path, state: _State, original, updated, start: int = 0) -> match
             )
         )
     reason = f"The ORIGINAL text of block {edit.index} was not found in {path}."
-    raise _Miss(Failure(edit, reason, path=path, kind="not-found"))
+    raise Miss(Failure(edit, reason, path=path, kind="not-found"))
 
 
-def _explain(failure: Failure, state: _State, original: list[str]) -> Failure:
+def _explain(failure: Failure, state: State, original: list[str]) -> Failure:
     """A not-found failure with the closest lines of its file and the other file that holds
     its text, for the first MAX_EXPLAINED of a reply; any other failure as it is."""
     if failure.kind != "not-found" or state.explained >= MAX_EXPLAINED:
         return failure
     state.explained += 1
     edit, path, reason = failure.edit, failure.path, failure.reason
-    others = _holders(edit, state, set(state.docs) - {path})
+    others = holding(edit, state, set(state.docs) - {path})
     if len(others) == 1:
         reason += (
             f" It is in {others[0]}, but a block only changes the file it names:"
@@ -421,26 +294,10 @@ def _changes(original: list[str], updated: list[str]) -> bool:
     return any(line.strip() and line.strip() not in before for line in updated)
 
 
-def _holders(edit: Edit, state: _State, among: set[str]) -> list[str]:
-    """The files among those given in which the edit's ORIGINAL text stands once (none once
-    the reply's searching is used up, or among more than MAX_HOLDERS files)."""
-    if len(among) > MAX_HOLDERS:
-        return []
-    original = split_lines(edit.original)
-    found = []
-    for path in sorted(among):
-        doc = state.docs.get(path)
-        if doc is None or not doc.exists or state.spent() > MAX_SEARCHED:
-            continue
-        if isinstance(matching.locate(state.hay(path), original, original), matching.Found):
-            found.append(path)
-    return found
-
-
 def _refuse_placeholders(edit: Edit, path: str, updated: list[str], before: list[str]) -> None:
     found = lazy.new_placeholders(updated, before)
     if found:
-        raise _Miss(
+        raise Miss(
             Failure(
                 edit,
                 f"Block {edit.index} for {path} contains the placeholder {found[0].strip()!r},"

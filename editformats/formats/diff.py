@@ -4,8 +4,10 @@ The parser also takes the path on the line above the fence, as later tools ask f
 
 from __future__ import annotations
 
-from editformats import applier, editblock, examples
+from editformats.applying import applier
 from editformats.edit import Edit, EditFormat, Reply
+from editformats.formats import examples
+from editformats.reading import editblock
 
 SYSTEM_PROMPT = """\
 You are an expert programmer who edits the user's files. Keep to what the user asks.

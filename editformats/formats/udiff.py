@@ -6,9 +6,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from editformats import applier, examples, fences, paths
+from editformats import paths
+from editformats.applying import applier
 from editformats.edit import ApplyResult, Edit, EditFormat, Reply, check_count
 from editformats.errors import truncated
+from editformats.formats import examples
+from editformats.reading import fences
 
 SYSTEM_PROMPT = """\
 You are an expert programmer who edits the user's files. Keep to what the user asks.

@@ -13,7 +13,7 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from editformats import similarity
+from editformats.applying import similarity
 
 MAX_PLACES = 20
 """An ambiguous text's places beyond this many are not counted."""

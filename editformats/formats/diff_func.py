@@ -3,9 +3,11 @@ updated_lines}]}, with the lines given as strings or as arrays of lines."""
 
 from __future__ import annotations
 
-from editformats import applier, examples, toolcalls
+from editformats.applying import applier
 from editformats.edit import Edit, EditFormat, Reply
 from editformats.errors import ReplyError
+from editformats.formats import examples
+from editformats.reading import toolcalls
 
 FUNCTION = "replace_lines"
 

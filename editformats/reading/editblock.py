@@ -12,9 +12,9 @@ runs to the end of the reply was cut off. One pass over the lines, in order.
 
 from __future__ import annotations
 
-from editformats import fences
 from editformats.edit import Edit, check_count
 from editformats.errors import ReplyError, truncated
+from editformats.reading import fences
 
 
 def is_head(line: str) -> bool:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from editformats import fences
 from editformats.edit import Reply, check_count
 from editformats.errors import ReplyError, TruncatedReply, truncated
+from editformats.reading import fences
 
 _MAX_FENCES = 10
 """Fenced blocks of a text reply tried as JSON; a reply holding a call has one or two."""

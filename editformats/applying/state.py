@@ -1,0 +1,67 @@
+"""One reply being applied: the documents it edits, the search budget it has spent, and the
+exception that stops one of its edits.
+
+The work is bounded: a reply's searches may visit at most MAX_SEARCHED characters of files in
+all, near-miss (fuzzy) matching is tried for at most MAX_FUZZY of its edits, and the closest
+lines are looked up for the first MAX_EXPLAINED failures only (the ones a failure message shows).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from editformats import paths
+from editformats.applying import matching
+from editformats.applying.document import Document
+from editformats.edit import Failure
+
+MAX_SEARCHED = 100_000_000
+"""The searching one reply may do, in characters gone through (matching.Lines.spent); the
+edits after that fail unsearched. Some 40 failing or loosely matching edits on a 600 KB file:
+a few tenths of a second."""
+MAX_FUZZY = 10
+"""Edits per reply for which a near-miss is looked for."""
+MAX_HOLDERS = 100
+"""Chat files searched for the text of an edit that names no file, or the wrong one; with more
+chat files, such an edit must name its file."""
+MAX_EXPLAINED = 3
+"""Failures per reply for which the closest lines and the file holding the text are found."""
+
+
+class Miss(Exception):
+    """An edit that cannot apply; carries the Failure. Never leaves editformats.applying."""
+
+    def __init__(self, failure: Failure):
+        super().__init__(failure.reason)
+        self.failure = failure
+
+
+@dataclass
+class State:
+    """The documents being edited and the work spent so far on one reply."""
+
+    docs: dict[str, Document]
+    chat: frozenset[str]
+    tree: paths.Tree
+    split: bool
+    hays: dict[str, matching.Lines] = field(default_factory=dict)
+    meter: list[int] = field(default_factory=lambda: [0])
+    """The searching done on this reply so far (see matching.Lines.meter)."""
+    cursor: dict[str, int] = field(default_factory=dict)
+    """Per file, the line after the last edit applied to it: the next block goes after it."""
+    notes: dict[str, str] = field(default_factory=dict)
+    fuzzy_left: int = MAX_FUZZY
+    explained: int = 0
+
+    def hay(self, path: str) -> matching.Lines:
+        """The document's lines, with their per-tier joined text cached until they change."""
+        if path not in self.hays:
+            self.hays[path] = matching.Lines(self.docs[path].lines, self.meter)
+        return self.hays[path]
+
+    def changed(self, path: str) -> None:
+        self.hays.pop(path, None)
+
+    def spent(self) -> int:
+        """The searching done on this reply so far."""
+        return self.meter[0]

@@ -9,7 +9,7 @@ import pytest
 from coder.errors import GitError
 from coder.seams.repo import Repo
 
-from .gitrepo import git
+from ..gitrepo import git
 
 
 def committed(cwd: Path, rev: str = "HEAD") -> list[str]:

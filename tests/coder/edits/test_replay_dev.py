@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "perf" / "replay_dev.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "perf" / "replay_dev.py"
 FLOOR = 0.90
 """Share of applied cases reproduced; 300 of 328 (91.5%) when this was written."""
 MOST_WRONG = 16

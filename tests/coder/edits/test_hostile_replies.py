@@ -11,7 +11,7 @@ import pytest
 from coder import exits
 from coder.cli import main
 
-from .gitrepo import HELLO, git, make_repo
+from ..gitrepo import HELLO, git, make_repo
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from coder.seams.repo import Repo
 from coder.terminal import Terminal
 from editformats import get_format
 
-from .gitrepo import HELLO, git, make_repo
+from ..gitrepo import HELLO, git, make_repo
 
 REPLY = (
     'hello.py\n```python\n<<<<<<< SEARCH\n    return "hello"\n=======\n    return "hi"\n'

@@ -9,7 +9,7 @@ import pytest
 
 from coder.cli import main
 
-from .gitrepo import git, make_repo
+from ..gitrepo import git, make_repo
 
 DIFF_REPLY = """Change the greeting.
 

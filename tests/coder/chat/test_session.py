@@ -17,7 +17,7 @@ from coder.seams.repo import Repo
 from coder.terminal import Terminal
 from editformats import ToolCall, get_format
 
-from .gitrepo import HELLO, git, make_repo
+from ..gitrepo import HELLO, git, make_repo
 
 
 def block(original: str, updated: str, path: str = "hello.py") -> str:

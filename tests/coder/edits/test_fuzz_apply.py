@@ -4,7 +4,7 @@ Whatever the reply: no exception escapes (the exit status is a documented one), 
 exists outside the chat changes, nothing is written outside the repository, no file that
 steers coder or git appears, and the run stays under a time bound. A longer run:
 
-    pytest tests/coder/test_fuzz_apply.py --hypothesis-profile=long
+    pytest tests/coder/edits/test_fuzz_apply.py --hypothesis-profile=long
 """
 
 from __future__ import annotations

@@ -14,8 +14,9 @@ from coder.chat.commit_message import COMMIT_PROMPT
 from coder.seams.model import Completion, Request, ScriptedModel
 from coder.trust.selection import generation, refine
 
-from .fake_openai import FakeOpenAI, Text
-from .gitrepo import git, make_repo
+from ..fake_openai import FakeOpenAI, Text
+from ..gitrepo import git, make_repo
+from ..seams.test_tool_protocol import START, chat, no_imitations, reply
 from .test_candidates import (
     RIGHT,
     RIGHT_COMMENTED,
@@ -27,7 +28,6 @@ from .test_candidates import (
     edit,
     session,
 )
-from .test_tool_protocol import START, chat, no_imitations, reply
 
 PYTEST = f"{sys.executable} -m pytest -q -p no:cacheprovider"
 MINUS = edit("    return w - h\n")

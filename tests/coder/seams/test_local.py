@@ -18,9 +18,9 @@ from coder.seams import local
 from coder.seams.llm import DirectModel, ModelSettings
 from coder.seams.model import Message, Request
 
-from .gitrepo import HELLO, git, make_repo
+from ..gitrepo import HELLO, git, make_repo
 
-PRACTICE = Path(__file__).resolve().parents[3] / "shared" / "exercism-python" / "practice"
+PRACTICE = Path(__file__).resolve().parents[4] / "shared" / "exercism-python" / "practice"
 
 
 def _installed() -> bool:

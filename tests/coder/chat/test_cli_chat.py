@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from .fake_openai import Calls, FakeOpenAI, Status, Text
-from .gitrepo import HELLO, git, make_repo
+from ..fake_openai import Calls, FakeOpenAI, Status, Text
+from ..gitrepo import HELLO, git, make_repo
 
 EDIT = (
     'I will change the greeting.\n\nhello.py\n```python\n<<<<<<< SEARCH\n    return "hello"\n'

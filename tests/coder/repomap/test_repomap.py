@@ -19,7 +19,7 @@ from coder.repomap.tags import FileTags, dumps, extract, loads
 from coder.repomap.tokens import estimate, get_tokenizer
 from coder.seams.repo import Repo
 
-from .gitrepo import git, make_repo
+from ..gitrepo import git, make_repo
 
 APP = """\
 from billing import compute_invoice_total

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from coder.chat import checks
 from coder.languages import GRAMMARS
 
-from .gitrepo import HELLO, git, make_repo
+from ..gitrepo import HELLO, git, make_repo
 from .test_session import block, session
 
 

@@ -23,7 +23,7 @@ from coder.trust.selection import candidates as cands
 from coder.trust.selection import generation, selector
 from editformats import ToolCall, get_format
 
-from .gitrepo import git, make_repo
+from ..gitrepo import git, make_repo
 
 CODE = "def area(w, h):\n    return 0\n"
 

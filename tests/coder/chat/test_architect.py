@@ -16,8 +16,8 @@ from coder.seams.repo import Repo
 from coder.terminal import Terminal
 from editformats import get_format
 
-from .fake_openai import FakeOpenAI, Text
-from .gitrepo import git, make_repo
+from ..fake_openai import FakeOpenAI, Text
+from ..gitrepo import git, make_repo
 from .test_cli_chat import EDIT, coder
 from .test_session import block
 

@@ -13,7 +13,7 @@ from coder.seams.llm import DirectModel, ModelSettings
 from coder.seams.model import Message, Request
 from editformats.formats import diff_func
 
-from .fake_openai import CutOff, FakeOpenAI, Raw, Status, Text
+from ..fake_openai import CutOff, FakeOpenAI, Raw, Status, Text
 
 REQUEST = Request((Message("user", "hello"),))
 

@@ -25,11 +25,11 @@ from coder.terminal import Terminal
 from editformats import FORMATS, get_format
 from exercism import discover
 
-from . import openai_rules
-from .fake_openai import Calls, FakeOpenAI, Text
-from .gitrepo import make_repo
+from .. import openai_rules
+from ..fake_openai import Calls, FakeOpenAI, Text
+from ..gitrepo import make_repo
 
-PRACTICE = Path(__file__).resolve().parents[3] / "shared" / "exercism-python" / "practice"
+PRACTICE = Path(__file__).resolve().parents[4] / "shared" / "exercism-python" / "practice"
 START = "def area(w, h):\n    return 0\n"
 IMITATION = re.compile(r"\b(write_file|replace_lines|select_candidate)\s*\(\s*\{")
 """Text that looks like a function call but is not one."""
@@ -287,7 +287,7 @@ def test_history_is_trimmed_only_between_turns() -> None:
 
 @pytest.mark.skipif(not PRACTICE.is_dir(), reason=f"{PRACTICE} is not there")
 def test_a_rejected_request_is_an_error_counted_against_the_pass_rate(tmp_path: Path) -> None:
-    from .fake_openai import Status
+    from ..fake_openai import Status
 
     runs = tmp_path / "runs"
     with FakeOpenAI(lambda body: Status(400, "Invalid value: 'whatever'.")) as server:

@@ -18,7 +18,7 @@ from coder.terminal import Terminal
 from coder.trust import rtc
 from editformats import get_format
 
-from .gitrepo import make_repo
+from ..gitrepo import make_repo
 
 BEFORE = "def area(w, h):\n    return 0\n"
 AFTER = "def area(w, h):\n    return w * h\n"

@@ -23,7 +23,7 @@ from coder.seams.repo import Repo
 from coder.terminal import Terminal
 from editformats import get_format
 
-from .gitrepo import HELLO, git, make_repo
+from ..gitrepo import HELLO, git, make_repo
 
 BYE = 'hello.py\n```python\ndef greet():\n    return "bye"\n```\n'
 

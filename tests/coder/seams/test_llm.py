@@ -23,7 +23,7 @@ from coder.seams.model import Message, Request
 from editformats import ToolCall
 from editformats.formats import diff_func
 
-from .fake_openai import Calls, CutOff, FakeOpenAI, Raw, Stall, Status, Text
+from ..fake_openai import Calls, CutOff, FakeOpenAI, Raw, Stall, Status, Text
 
 REQUEST = Request((Message("user", "hello"),))
 ROUTES = {"litellm": LiteLLMModel, "direct": DirectModel}

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from coder.chat.turns import TurnOutcome
-from coder.edits import editing
+from coder.edits import editing, saving
 from coder.edits.workspace import FileText, Workspace
 from coder.errors import GitError, NotCommitted, WriteError
 from coder.seams.repo import Repo
@@ -48,7 +48,7 @@ class Landing:
             return True
         fresh = [p for p in changed if p not in self.before]
         try:
-            self.commits += editing.write(proposal, self.ws, self.repo, save_user=fresh)
+            self.commits += saving.write(proposal, self.ws, self.repo, save_user=fresh)
         except (GitError, WriteError) as exc:
             self.terminal.error(f"{exc}")
             return False
@@ -82,13 +82,13 @@ class Landing:
         if not changed or self.repo is None:
             return TurnOutcome(changed=changed, applied=applied)
         try:
-            sha = editing.commit(self.repo, self.ws, list(changed), self.commit_message(changed))
+            sha = saving.commit(self.repo, self.ws, list(changed), self.commit_message(changed))
         except NotCommitted as exc:
             self.terminal.error(str(exc))
             return TurnOutcome(changed=changed, applied=applied, not_committed=exc.paths)
         self.commits.append(sha)
         self.terminal.say(f"Committed {sha[:7]}: {', '.join(changed)}")
-        left = editing.not_committed(self.repo, self.ws, list(changed))
+        left = saving.not_committed(self.repo, self.ws, list(changed))
         for path, why in left.items():
             self.terminal.error(f"{path} is written but not committed: it is {why}.")
         stuck = tuple(p for p, why in left.items() if why == "changed")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coder import exits
-from coder.edits import editing
+from coder.edits import editing, saving
 from coder.edits.workspace import Workspace
 from coder.errors import GitError, NotCommitted, PathError, UsageError, WriteError
 from coder.seams.repo import Repo
@@ -74,7 +74,7 @@ def run(options: ApplyOptions, terminal: Terminal) -> int:
             " or pass --no-auto-commits"
         )
     try:
-        commits = editing.save(proposal, ws, repo, editing.commit_message(result))
+        commits = saving.save(proposal, ws, repo, saving.commit_message(result))
     except NotCommitted as exc:
         terminal.error(f"coder: {exc}")
         return exits.NOT_COMMITTED
@@ -86,7 +86,7 @@ def run(options: ApplyOptions, terminal: Terminal) -> int:
     _report(result, commits, terminal)
     if repo is None:
         return exits.OK
-    left = editing.not_committed(repo, ws, sorted(result.files))
+    left = saving.not_committed(repo, ws, sorted(result.files))
     for path, why in left.items():
         terminal.error(f"{path} is written but not committed: it is {why}.")
     return exits.NOT_COMMITTED if "changed" in left.values() else exits.OK

@@ -1,24 +1,21 @@
-"""Turning a reply into changed files on disk: parse, apply in memory, vet, write, commit.
+"""Turning a reply into a proposal: parse, apply in memory, vet what it would write.
 
-Shared by `coder --apply` and the chat. Nothing is written unless every edit applied and every
-file it writes may be written; the user's own uncommitted work in those files is committed
-first, on its own; and a write either completes or leaves every file as it was.
+Shared by `coder --apply` and the chat. A proposal is written (saving.py) only when every edit
+applied and every file it writes may be written: not a file that steers coder or git unless the
+user named it, not git's own folder, not an existing file the model has not seen.
 """
 
 from __future__ import annotations
 
-import contextlib
 import difflib
-import signal
-import threading
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 from coder.edits import guard
 from coder.edits.workspace import FileText, Workspace
-from coder.errors import GitError, NotCommitted, PathError
-from coder.seams.repo import Repo, listed
+from coder.errors import PathError
+from coder.seams.repo import Repo
 from coder.terminal import Terminal
 from editformats import ApplyResult, Edit, EditFormat, Failure, Reply
 from editformats.paths import NO_TREE, Tree, clean, normalize, tree_of
@@ -214,142 +211,6 @@ def _private(ws: Workspace, path: str, scope: Scope) -> bool:
     except PathError:
         real = path
     return any(p == f or p.startswith(f + "/") for p in (path, real) for f in scope.private)
-
-
-def write(
-    proposal: Proposal, ws: Workspace, repo: Repo | None, save_user: Collection[str]
-) -> list[str]:
-    """Write the proposal's files; with a repo, first commit the user's own uncommitted
-    changes to the files in save_user, on their own. Returns the commits made.
-
-    Nothing is written when git cannot commit here (GitError), a file changed since it was
-    read, or a write fails (WriteError).
-    """
-    with _locked(repo), uninterrupted():
-        return _write(proposal, ws, repo, save_user)
-
-
-def commit(repo: Repo, ws: Workspace, paths: list[str], message: str) -> str:
-    """Commit the files at paths (the files they lead to, through symlinks); NotCommitted,
-    naming them, when git fails: they stay written."""
-    with _locked(repo), uninterrupted():
-        return _commit(repo, ws, paths, message)
-
-
-def save(proposal: Proposal, ws: Workspace, repo: Repo | None, message: str) -> list[str]:
-    """Write the proposal's files and, with a repo, commit them after the user's own changes to
-    them (see write and commit). Returns the commits made, oldest first."""
-    with _locked(repo), uninterrupted():
-        commits = _write(proposal, ws, repo, list(proposal.result.files))
-        if repo is not None:
-            head = repo.head()
-            sha = _commit(repo, ws, sorted(proposal.result.files), message)
-            if sha and sha != head:
-                commits.append(sha)
-    return commits
-
-
-def _write(
-    proposal: Proposal, ws: Workspace, repo: Repo | None, save_user: Collection[str]
-) -> list[str]:
-    changed = proposal.result.files
-    if not changed:
-        return []
-    commits: list[str] = []
-    if repo is not None:
-        ws.verify({p: proposal.originals[p] for p in changed if p in proposal.originals})
-        ws.encode_all(changed, proposal.originals)  # fail before anything is committed
-        if save_user:
-            try:
-                commits = save_user_changes(repo, sorted({ws.real(p) for p in save_user}))
-            except GitError as exc:
-                raise GitError(f"{exc}. Nothing was written") from None
-    ws.write_all(changed, proposal.originals)
-    return commits
-
-
-def _commit(repo: Repo, ws: Workspace, paths: list[str], message: str) -> str:
-    real = sorted({ws.real(p) for p in paths})
-    try:
-        return repo.commit(real, message)
-    except GitError as exc:
-        raise NotCommitted(
-            f"{listed(real, 20)} {'is' if len(real) == 1 else 'are'} written but not committed:"
-            f" {exc}. Commit {'it' if len(real) == 1 else 'them'} yourself (git commit), or take"
-            " the edit back with git checkout.",
-            tuple(real),
-        ) from None
-
-
-def save_user_changes(repo: Repo, paths: list[str]) -> list[str]:
-    """Commit the user's uncommitted changes to paths, on their own, before coder edits them:
-    first any staged version that differs from the working tree (so that it is not lost),
-    then the working tree. The commits made."""
-    commits = []
-    head = repo.head()
-    staged = repo.commit_staged(paths, "coder: save staged changes to")
-    if staged:
-        commits.append(staged)
-    dirty = repo.dirty(paths)
-    if dirty:
-        try:
-            message = f"coder: save uncommitted changes to {listed(dirty)}"
-            commits.append(repo.commit(dirty, message))
-        except GitError:
-            if staged and head:
-                # The staged commit changed neither the index nor the files: take it back, so
-                # that the repository is exactly as the user left it.
-                with contextlib.suppress(GitError):
-                    repo.move_head(head, staged)
-            raise
-    return commits
-
-
-def not_committed(repo: Repo, ws: Workspace, paths: list[str]) -> dict[str, str]:
-    """Those of the files at paths (through symlinks) that git did not commit, with why."""
-    return repo.uncommitted(sorted({ws.real(p) for p in paths}))
-
-
-@contextlib.contextmanager
-def _locked(repo: Repo | None) -> Iterator[None]:
-    if repo is None:
-        yield
-        return
-    with contextlib.ExitStack() as stack:
-        try:
-            stack.enter_context(repo.locked())
-        except GitError:
-            _check(repo)  # a read-only .git, say: its own reason is clearer than the lock's
-            raise
-        _check(repo)  # after the lock, so that another coder's commit has finished
-        yield
-
-
-def _check(repo: Repo) -> None:
-    """GitError, before anything is written, when git cannot commit here now."""
-    problem = repo.problem()
-    if problem:
-        raise GitError(f"git cannot commit here: {problem}. Nothing was written")
-
-
-@contextlib.contextmanager
-def uninterrupted() -> Iterator[None]:
-    """Ignore Ctrl-C while files are written and committed (milliseconds), so that no write or
-    commit is ever left half done; pressed again afterwards, it stops coder as usual. Only the
-    main thread receives signals, so elsewhere this does nothing."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-def commit_message(result: ApplyResult) -> str:
-    """A deterministic one-line message naming the changed files."""
-    return f"coder: edit {listed(sorted(result.files))}"
 
 
 def _relative(edit: Edit, ws: Workspace) -> Edit:

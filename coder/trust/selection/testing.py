@@ -142,24 +142,35 @@ def _run(folder: Path, report: Path, cmd: str, timeout: float, cancel) -> TestRu
         start_new_session=True,
     )
     deadline = time.monotonic() + timeout
-    while True:
-        try:
-            printed, _ = proc.communicate(timeout=WAIT)
-            status = proc.returncode
-            break
-        except subprocess.TimeoutExpired:
-            stopped = cancel is not None and cancel.is_set()
-            if not stopped and time.monotonic() < deadline:
-                continue
-            # The whole session: a test may have started processes that hold the output open.
-            with contextlib.suppress(OSError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            printed, _ = proc.communicate()
-            printed += b"\n(stopped)" if stopped else f"\n(stopped after {timeout:g} s)".encode()
-            status = -1
-            break
+    try:
+        while True:
+            try:
+                printed, _ = proc.communicate(timeout=WAIT)
+                status = proc.returncode
+                break
+            except subprocess.TimeoutExpired:
+                stopped = cancel is not None and cancel.is_set()
+                if not stopped and time.monotonic() < deadline:
+                    continue
+                _kill_session(proc)
+                printed, _ = proc.communicate()
+                ended = "(stopped)" if stopped else f"(stopped after {timeout:g} s)"
+                printed += f"\n{ended}".encode()
+                status = -1
+                break
+    except BaseException:  # Ctrl-C: its own session does not get the terminal's
+        _kill_session(proc)
+        proc.wait()
+        raise
     output = printed[:MAX_OUTPUT].decode(errors="replace")
     return TestRun(status, read_junit(report), redact(output, secret_values(os.environ)).strip())
+
+
+def _kill_session(proc: subprocess.Popen) -> None:
+    """Kill the command's whole session: a test may have started processes that hold the
+    output open."""
+    with contextlib.suppress(OSError):
+        os.killpg(proc.pid, signal.SIGKILL)
 
 
 def read_junit(path: Path) -> dict[str, bool]:

@@ -293,3 +293,28 @@ def test_ctrl_c_stops_every_test_run_at_once(tmp_path: Path) -> None:
     with pytest.raises(KeyboardInterrupt):
         testing.run_all(tmp_path, setup, [{}, {"a.txt": "b\n"}])
     assert time.monotonic() - began < 10  # not the 30 s of the tests
+
+
+@pytest.mark.parametrize("together", [True, False], ids=["candidates", "one-run"])
+def test_ctrl_c_during_test_runs_ends_everything_they_started(tmp_path: Path, together) -> None:
+    """The test command runs in a session of its own, which the terminal's Ctrl-C does not
+    reach: whether the runs go together (candidates) or one alone (/rtc's tests, say), Ctrl-C
+    kills every process they started."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from coder.trust.selection import testing
+
+    (tmp_path / "a.txt").write_text("a\n")
+    marker = tmp_path / "alive"
+    setup = testing.TestSetup(f"(sleep 3; touch {marker}) & sleep 30", ("a.txt",))
+    threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
+    with pytest.raises(KeyboardInterrupt):
+        if together:
+            testing.run_all(tmp_path, setup, [{}, {"a.txt": "b\n"}])
+        else:
+            testing.run_in_copy(tmp_path, setup, {})
+    time.sleep(4)
+    assert not marker.exists()  # the background child was killed with the command

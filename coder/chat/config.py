@@ -164,6 +164,8 @@ def _yaml(text: str) -> object:
 
 def _convert(name: str, raw: object, where: str) -> object:
     kind = str(_KINDS[name])
+    if "None" in kind and (raw is None or (isinstance(raw, str) and not raw.strip())):
+        return None  # YAML's null, or an empty variable: the setting's default of none
     if "bool" in kind:
         if isinstance(raw, bool):
             return raw

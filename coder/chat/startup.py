@@ -233,7 +233,7 @@ def _model(
             api_key="local",
             timeout=config.timeout,
             max_tokens=local.MAX_REPLY,
-            context_window=window or local.INPUT_WINDOW,
+            context_window=min(window or local.INPUT_WINDOW, local.INPUT_WINDOW),
         )
     else:
         model_settings = ModelSettings(

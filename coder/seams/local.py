@@ -94,7 +94,8 @@ class _Servers:
 
     def stop_all(self) -> None:
         with self.lock:
-            for process, _ in self.running.values():
+            for process, served in self.running.values():
+                failures.unwatch(served.api_base)
                 _stop(process)
             self.running.clear()
 

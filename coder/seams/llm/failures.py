@@ -34,9 +34,14 @@ _WATCHED: dict[str, Callable[[], str | None]] = {}
 
 
 def watch(url: str, ended: Callable[[], str | None]) -> None:
-    """Have a failed request to url say ended() (how the server's process ended) and stop
-    retrying, once that is no longer None."""
+    """Have a request to url that lost its connection say ended() (how the server's process
+    ended) and stop retrying, once that is no longer None."""
     _WATCHED[url] = ended
+
+
+def unwatch(url: str) -> None:
+    """Forget the server at url (stopped by coder: another may take its port)."""
+    _WATCHED.pop(url, None)
 
 
 def ended(url: str | None) -> str | None:
@@ -139,7 +144,7 @@ def retrying(
             return attempt(streamed)
         except errors as exc:
             failure = failure_of(exc)
-            gone = ended(url)
+            gone = ended(url) if failure.kind in ("connection", "unreachable", "server") else None
             if gone is not None:
                 raise ModelError(f"the server at {url} stopped: {gone}", "".join(streamed)) from exc
             if failure.kind not in PASSING or streamed or number == settings.retries:

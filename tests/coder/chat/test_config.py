@@ -55,3 +55,13 @@ def test_the_route_and_key_settings(tmp_path: Path) -> None:
     assert config.via_litellm and config.api_key == "sk-file"
     assert load(None, None, {"CODER_VIA_LITELLM": "1"}, {}).via_litellm
     assert load(None, None, {}, {"api_key": "sk-flag"}).api_key == "sk-flag"
+
+
+def test_a_setting_that_may_be_none_takes_null_and_an_empty_variable(tmp_path: Path) -> None:
+    (tmp_path / ".coder.conf.yml").write_text("context-window: 4096\ntest-cmd: null\n")
+    assert load(None, tmp_path, {}, {}).context_window == 4096
+    assert load(None, tmp_path, {"CODER_CONTEXT_WINDOW": ""}, {}).context_window is None
+    (tmp_path / ".coder.conf.yml").write_text("context-window: null\n")
+    assert load(None, tmp_path, {}, {}).context_window is None
+    with pytest.raises(UsageError, match="CODER_CONTEXT_WINDOW must be a whole number, not 'many'"):
+        load(None, tmp_path, {"CODER_CONTEXT_WINDOW": "many"}, {})

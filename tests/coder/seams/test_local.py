@@ -15,7 +15,7 @@ import pytest
 from coder.cli import main
 from coder.errors import ModelError, UsageError
 from coder.seams import local
-from coder.seams.llm import DirectModel, ModelSettings
+from coder.seams.llm import DirectModel, LiteLLMModel, ModelSettings, failures
 from coder.seams.model import Message, Request
 
 from ..gitrepo import HELLO, git, make_repo
@@ -89,7 +89,10 @@ http.server.HTTPServer(("127.0.0.1", port), Handler).serve_forever()
 """
 
 
-def test_a_server_that_dies_on_a_request_says_how_at_once(monkeypatch, tmp_path: Path) -> None:
+@pytest.mark.parametrize("route", [DirectModel, LiteLLMModel], ids=["direct", "litellm"])
+def test_a_server_that_dies_on_a_request_says_how_at_once(
+    monkeypatch, tmp_path: Path, route
+) -> None:
     script = tmp_path / "server.py"
     script.write_text(CRASHING_SERVER)
     fake = tmp_path / "fake.gguf"
@@ -103,13 +106,14 @@ def test_a_server_that_dies_on_a_request_says_how_at_once(monkeypatch, tmp_path:
     settings = ModelSettings(served.model, served.api_base, "k", timeout=10, backoff=0.01)
     try:
         with pytest.raises(ModelError) as failed:
-            DirectModel(settings, on_retry=retried.append).complete(REQUEST)
+            route(settings, on_retry=retried.append).complete(REQUEST)
     finally:
         local.stop()
     message = str(failed.value)
     assert f"the server at {served.api_base} stopped: llama.cpp killed by SIGSEGV" in message
     assert "its last output: " in message and message.endswith("loading tensors... done")
     assert retried == []
+    assert failures.ended(served.api_base) is None  # stopped by coder: forgotten
 
 
 def _servers_running() -> list[str]:

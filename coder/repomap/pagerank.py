@@ -14,9 +14,9 @@ ALPHA = 0.6
 """The chance that the walk follows an edge rather than restarting. Not the usual 0.85: the
 map is about the code around the chat's files, and with 0.85 the walk takes six steps or so
 between restarts, so that rank pools in the repository's hubs (on coder's own code, the map of
-coder/chat/repl.py led with editformats/errors.py, which it does not use, because a much-used file's
-only use is ReplyError); with 0.6 the maps of repl.py, repomap/mapper.py and editformats/formats/diff.py
-lead with the files each imports."""
+coder/chat/repl.py led with editformats/errors.py, which it does not use, because a much-used
+file's only use is ReplyError); with 0.6 the maps of repl.py, repomap/mapper.py and
+editformats/formats/diff.py lead with the files each imports."""
 TOLERANCE = 1e-6
 """Iteration stops when the ranks move less than this per node (networkx's default)."""
 MOST_ITERATIONS = 100

@@ -539,10 +539,12 @@ def test_a_file_that_takes_a_worker_too_long_is_left_out_and_the_rest_kept(monke
     # nothing to cut it short: the chat waited, once per file, at every request.
     from coder.repomap import parsing
 
-    monkeypatch.setattr(parsing, "FILE_SECONDS", 0.1)
-    slow = "int early() {}\n" + ("\"'`" * 300 + "\n") * 120  # stray quotes: about 0.7 s
+    # 2 s a file: a loaded machine still parses a small file (its grammar loaded first) in time.
+    monkeypatch.setattr(parsing, "FILE_SECONDS", 2.0)
+    line = "\"'`" * 300 + "\n"  # stray quotes: 120 such lines take about 0.7 s, these 4,800 28 s
+    assert extract("slow.cpp", "int early() {}\n" + line * 120).definitions
+    slow = "int early() {}\n" + line * 4800
     texts = {"slow.cpp": slow, "fine.js": "function fine() {}\n", "also.py": "def also():\n"}
-    assert extract("slow.cpp", slow).definitions
     found = extract_all(texts, workers=1)
     assert found["slow.cpp"] == FileTags()
     assert found["fine.js"] == extract("fine.js", texts["fine.js"])
@@ -557,7 +559,7 @@ def test_a_file_the_parser_loops_forever_on_leaves_the_map_and_the_chat_working(
     # to Ctrl-C.
     from coder.repomap import parsing
 
-    monkeypatch.setattr(parsing, "FILE_SECONDS", 0.5)
+    monkeypatch.setattr(parsing, "FILE_SECONDS", 2.0)  # a small file parses in time, loaded
     (root / "hang.tsx").write_text("export function shown() {}\n<a {{b:>c:d(e f)\n")
     the_map = repo_map(root)
     text = the_map.text(["app.py"], "")

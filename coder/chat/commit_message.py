@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 from coder.errors import CoderError
+from coder.seams.gitargs import listed
 from coder.seams.model import Message, Model, Request, Usage
-from coder.seams.repo import Repo, listed
+from coder.seams.repo import Repo
 
 COMMIT_TOKENS = 100
 """Enough for one line; a model that rambles on is cut off, and the first line kept."""

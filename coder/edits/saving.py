@@ -15,7 +15,8 @@ from collections.abc import Collection, Iterator
 from coder.edits.editing import Proposal
 from coder.edits.workspace import Workspace
 from coder.errors import GitError, NotCommitted
-from coder.seams.repo import Repo, listed
+from coder.seams.gitargs import listed
+from coder.seams.repo import Repo
 from editformats import ApplyResult
 
 

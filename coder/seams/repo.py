@@ -12,6 +12,7 @@ from pathlib import Path
 import git
 
 from coder.errors import GitError
+from coder.seams.gitargs import chunks, listed, pathspec
 
 _ENV = {
     "GIT_EDITOR": "true",
@@ -238,7 +239,7 @@ class Repo:
         if not paths:
             return self.head() or ""
         untracked = self._untracked(paths)
-        with _pathspec(untracked) as new, _pathspec(paths) as named:
+        with pathspec(untracked) as new, pathspec(paths) as named:
             # --only takes the named paths from the working tree and leaves the rest of the
             # index as the user staged it, but it only knows tracked paths: new files are marked
             # intent-to-add first.
@@ -334,7 +335,7 @@ class Repo:
     def ignored(self, paths: list[str]) -> list[str]:
         """Those of paths that git ignores."""
         found: list[str] = []
-        for group in _chunks(paths):
+        for group in chunks(paths):
             try:
                 # check-ignore takes no pathspec magic, so literal pathspecs must be off for it.
                 out = self._git(
@@ -353,7 +354,7 @@ class Repo:
         """The names a git command prints for paths, run on as many groups as the command
         line needs."""
         found: list[str] = []
-        for group in _chunks(paths):
+        for group in chunks(paths):
             found += self._names(command, *args, "--", *group)
         return found
 
@@ -364,45 +365,6 @@ class Repo:
     def _git(self, command: str, *args: str, env: dict[str, str] | None = None) -> str:
         """The output of a git command in this repository; GitError when it fails."""
         return _run(self._repo.git, command, *args, env=env)
-
-
-def listed(names: list[str], most: int = 4) -> str:
-    """Names for a commit message: the first few, and how many more."""
-    shown = ", ".join(names[:most])
-    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
-
-
-@contextlib.contextmanager
-def _pathspec(paths: list[str]) -> Iterator[list[str]]:
-    """The arguments that give git these paths: on the command line, or, when they are too
-    many or too long for it, in a NUL-separated file (--pathspec-from-file)."""
-    if sum(len(p) + 1 for p in paths) < _ARGS_LIMIT:
-        yield ["--", *paths]
-        return
-    with tempfile.NamedTemporaryFile("wb", prefix="coder-paths-", delete=False) as handle:
-        handle.write(b"".join(os.fsencode(p) + b"\0" for p in paths))
-    try:
-        yield [f"--pathspec-from-file={handle.name}", "--pathspec-file-nul"]
-    finally:
-        os.unlink(handle.name)
-
-
-def _chunks(paths: list[str]) -> Iterator[list[str]]:
-    """paths in groups short enough for one command line."""
-    group: list[str] = []
-    size = 0
-    for path in paths:
-        if group and size + len(path) + 1 > _ARGS_LIMIT:
-            yield group
-            group, size = [], 0
-        group.append(path)
-        size += len(path) + 1
-    if group:
-        yield group
-
-
-_ARGS_LIMIT = 60_000
-"""Bytes of paths put on one git command line (systems allow 128 KB per argument list or more)."""
 
 
 def _run(runner: git.Git, command: str, *args: str, env: dict[str, str] | None = None) -> str:

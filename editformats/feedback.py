@@ -6,7 +6,7 @@ the others, and never grows past MAX_CHARS.
 
 from __future__ import annotations
 
-from editformats.edit import ApplyResult
+from editformats.edit import ApplyResult, ToolCall
 
 MAX_SHOWN = 10
 """Failures explained one by one; later ones are only counted."""
@@ -71,6 +71,18 @@ def call_answers(result: ApplyResult, calls: int, kept: bool) -> list[str]:
         else:
             answers.append("This call holds no edits.")
     return answers
+
+
+def next_request(calls: tuple[ToolCall, ...], problem: str) -> str:
+    """What the model is asked after a reply that failed: the problem itself, or, when the
+    answers to its function calls already say it, to call again with only those edits."""
+    if not calls:
+        return problem
+    return (
+        "Some of your edits could not be used: the answers to your calls above say which"
+        f" and why. Call {calls[0].name} again with only those edits, fixed; the edits that"
+        " applied are saved, so do not send them again."
+    )
 
 
 def _numbers(indexes: list[int]) -> str:

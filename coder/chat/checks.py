@@ -15,9 +15,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from coder.chat.turns import TurnOutcome
+from coder.chat.turns import SessionConfig, TurnOutcome
+from coder.edits.workspace import Workspace
 from coder.languages import parser_for
+from coder.repomap import CACHE_FILES
+from coder.seams.repo import Repo
 from coder.terminal import Terminal
+from coder.trust.rtc import Behaviour, Change
+from coder.trust.selection import testing
 
 MAX_OUTPUT = 8_000
 """Characters of a command's output the model sees (the end, where the failures are)."""
@@ -72,6 +77,58 @@ def joined(first: TurnOutcome, then: TurnOutcome) -> TurnOutcome:
         applied=first.applied,
         not_committed=tuple(dict.fromkeys(first.not_committed + then.not_committed)),
     )
+
+
+def after_edit(
+    config: SessionConfig,
+    ws: Workspace,
+    terminal: Terminal,
+    tests: Callable[[], testing.TestSetup | None],
+    changed: tuple[str, ...],
+    originals: dict[str, str | None],
+) -> Problem | None:
+    """The first check the changed files fail: syntax, the lint command, the tests (run in a
+    sandboxed copy, as tests() says, when the chat has a sandbox)."""
+    if config.check_syntax:
+        texts = {p: f.text for p in changed if (f := ws.read(p)).exists}
+        if problem := syntax(texts, originals, terminal):
+            return problem
+    lint = config.lint_cmd and command("lint command", config.lint_cmd, ws.root, changed)
+    if lint:
+        return lint
+    if not (config.auto_test and config.test_cmd):
+        return None
+    terminal.say(f"Running the tests: {config.test_cmd}")
+    if config.sandbox is None:
+        return command("tests", config.test_cmd, ws.root)
+    run = testing.run_in_copy(ws.root, tests(), {})
+    return failed("tests", config.test_cmd, run.status, run.output)
+
+
+def test_setup(config: SessionConfig, ws: Workspace, repo: Repo | None) -> testing.TestSetup | None:
+    """How the test command runs on versions of the files; None without one."""
+    if not config.test_cmd:
+        return None
+    files = repo.files() if repo else testing.tree_files(ws.root)
+    files = [f for f in files if f not in CACHE_FILES]  # coder's own cache is not the user's
+    return testing.TestSetup(config.test_cmd, tuple(files), sandbox=config.sandbox)
+
+
+def behaviour(
+    root: Path, tests: testing.TestSetup | None, change: Change | None
+) -> Behaviour | None:
+    """How /rtc runs the tests on a version of the last edit: in a copy of the repository
+    with the edit's files as they were before it, then that version written over them."""
+    if tests is None or change is None:
+        return None
+    created = set(change.after) - set(change.before)
+
+    def run(files: dict[str, str]) -> dict[str, bool]:
+        version = {p: None for p in created} | change.before | files
+        done = testing.run_in_copy(root, tests, version)
+        return done.outcomes or {"the test command": done.status == 0}
+
+    return run
 
 
 def syntax(

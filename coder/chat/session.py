@@ -12,20 +12,21 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from coder import prompt
-from coder.chat import architect, checks
+from coder.chat import architect, checks, usage
 from coder.chat.commit_message import write_commit_message
 from coder.chat.landing import Landing
+from coder.chat.transcript import append_messages
 from coder.chat.turns import SessionConfig, TurnOutcome
 from coder.edits import editing
 from coder.edits.workspace import Workspace
 from coder.errors import CoderError, GitError
-from coder.repomap import CACHE_FILES, RepoMap, get_repo_map
+from coder.repomap import RepoMap, get_repo_map
 from coder.seams.model import Completion, Message, Model, Request, Usage, answered, with_ids
 from coder.seams.repo import Repo
 from coder.terminal import Terminal
 from coder.trust import rtc, selection
 from coder.trust.rtc import Change, RtcReport
-from coder.trust.selection import Selection, testing
+from coder.trust.selection import Selection
 from editformats import EditFormat, ReplyError, TruncatedReply, feedback
 from editformats.errors import truncated
 
@@ -91,7 +92,9 @@ class Session:
 
         outcome = one(text)
         if not self.config.dry_run:
-            check = lambda changed: self._check(changed, originals)  # noqa: E731
+            check = lambda changed: checks.after_edit(  # noqa: E731
+                self.config, self.ws, self.terminal, self._tests, changed, originals
+            )
             limit = self.config.max_reflections
             outcome = checks.reflect(outcome, check, one, limit, self.terminal)
         if self.config.rtc and outcome.changed and not self.config.dry_run:
@@ -133,52 +136,17 @@ class Session:
                 self.terminal.error(f"Interrupted: the edits already written are kept{where}.")
             raise
 
-    def _check(
-        self, changed: tuple[str, ...], originals: dict[str, str | None]
-    ) -> checks.Problem | None:
-        """The first check the changed files fail: syntax, the lint command, the tests."""
-        config = self.config
-        if config.check_syntax:
-            texts = {p: f.text for p in changed if (f := self.ws.read(p)).exists}
-            if problem := checks.syntax(texts, originals, self.terminal):
-                return problem
-        if config.lint_cmd:
-            problem = checks.command("lint command", config.lint_cmd, self.ws.root, changed)
-            if problem:
-                return problem
-        if not (config.auto_test and config.test_cmd):
-            return None
-        self.terminal.say(f"Running the tests: {config.test_cmd}")
-        if config.sandbox is None:
-            return checks.command("tests", config.test_cmd, self.ws.root)
-        run = testing.run_in_copy(self.ws.root, self._tests(), {})
-        return checks.failed("tests", config.test_cmd, run.status, run.output)
-
     def round_trip(self, with_request: bool = False) -> RtcReport:
         """The round-trip check of the last edit, shown and returned."""
         if self.last_edit is None:
             raise CoderError("there is no edit to check yet: /rtc checks the last edit coder made")
         settings = replace(self.config.rtc_settings, with_request=with_request)
         self.terminal.say(f"Round-trip check of the last edit, {settings.samples} descriptions...")
-        report = rtc.check(self.model, self.fmt, self.last_edit, settings, self._behaviour())
+        behaviour = checks.behaviour(self.ws.root, self._tests(), self.last_edit)
+        report = rtc.check(self.model, self.fmt, self.last_edit, settings, behaviour)
         self.usage += report.usage
         rtc.show(self.terminal, report)
         return report
-
-    def _behaviour(self) -> rtc.Behaviour | None:
-        """How /rtc runs the tests on a version of the last edit: in a copy of the repository
-        with the edit's files as they were before it, then that version written over them."""
-        tests, change = self._tests(), self.last_edit
-        if tests is None or change is None:
-            return None
-        created = set(change.after) - set(change.before)
-
-        def behaviour(files: dict[str, str]) -> dict[str, bool]:
-            version = {p: None for p in created} | change.before | files
-            run = testing.run_in_copy(self.ws.root, tests, version)
-            return run.outcomes or {"the test command": run.status == 0}
-
-        return behaviour
 
     def _turn(self, text: str) -> TurnOutcome:
         landing = self._landing
@@ -188,7 +156,8 @@ class Session:
             if attempt == 0 and self.config.candidates > 1:
                 completion = self._request_candidates(message)
             else:
-                completion = self._request(message, "edit" if attempt == 0 else "reflection")
+                kind = "edit" if attempt == 0 else "reflection"
+                completion = self._call(self._build(message, kind))
             self._replies += 1
             calls = with_ids(completion.tool_calls, f"coder_call_{self._replies}")
             completion = replace(completion, tool_calls=calls)
@@ -208,7 +177,7 @@ class Session:
                 proposal = self._propose(completion, chosen.base if chosen else None)
             except ReplyError as exc:
                 self._answer(completion, [f"Nothing of this reply was applied: {exc}"])
-                message = self._reflection(completion, str(exc))
+                message = feedback.next_request(completion.tool_calls, str(exc))
                 self.counts["parse_errors"] += 1
                 cut = isinstance(exc, TruncatedReply)
                 self.terminal.error(
@@ -235,7 +204,7 @@ class Session:
             if result.ok:
                 return self._finish(text, applied=True)
             failures = feedback.failure_message(result, kept=kept)
-            message = self._reflection(completion, failures)
+            message = feedback.next_request(completion.tool_calls, failures)
             self.counts["apply_failures"] += 1
             self.counts["lazy"] += sum("placeholder" in f.reason for f in result.failures)
             self.terminal.error(failures)
@@ -250,18 +219,6 @@ class Session:
             answers = answers if len(answers) == len(calls) else answers[:1] * len(calls)
             self._remember(*answered(calls, answers))
 
-    def _reflection(self, completion: Completion, problem: str) -> str:
-        """What the model is asked next after a failed reply: the problem itself, or, when the
-        answers to its function calls already say it, the request to fix them."""
-        if not completion.tool_calls:
-            return problem
-        name = completion.tool_calls[0].name
-        return (
-            "Some of your edits could not be used: the answers to your calls above say which"
-            f" and why. Call {name} again with only those edits, fixed; the edits that applied"
-            " are saved, so do not send them again."
-        )
-
     def _count_reflection(self, attempt: int) -> None:
         if attempt < self.config.max_reflections:
             self.counts["reflections"] += 1
@@ -275,18 +232,8 @@ class Session:
         """A request answered in words under its own system prompt, remembered in the history;
         nothing is parsed or applied. When the history holds function calls, the tool is still
         declared (some APIs require it) but not callable."""
-        files, read_only = self.contents()
         self.topic = text
-        messages = prompt.build(
-            self.fmt,
-            files,
-            read_only,
-            self.history,
-            text,
-            instead=system,
-            repo_map=self.map_text(),
-            **self._budget(),
-        )
+        messages = self._messages(text, instead=system)
         calls = self.fmt.tool and any(m.tool_calls for m in messages)
         request = (
             Request(messages, tools=(self.fmt.tool,), tool_choice="none", kind=kind)
@@ -307,28 +254,30 @@ class Session:
         finally:
             self.model = main
 
-    def _budget(self) -> dict:
-        """The history budget for this model: half its context window, in characters (about
-        four a token), when the model says how large it is."""
-        window = getattr(self.model, "context_window", lambda: None)()
-        return {"history_budget": 2 * window} if window else {}
-
-    def _request(self, message: str, kind: str) -> Completion:
-        return self._call(self._build(message, kind))
-
     def _build(self, message: str, kind: str = "edit") -> Request:
+        tools = (self.fmt.tool,) if self.fmt.tool else ()
+        return Request(self._messages(message), tools=tools, kind=kind)
+
+    def _messages(self, text: str, instead: str | None = None) -> tuple[Message, ...]:
+        """The messages of a request for text: the edit format's (with the consistency prompt
+        when asked for), or instead's system prompt; the history kept to half the model's
+        context window (in characters, about four a token) when the model says how large."""
         files, read_only = self.contents()
-        messages = prompt.build(
+        window = getattr(self.model, "context_window", lambda: None)()
+        budget = {"history_budget": 2 * window} if window else {}
+        consistent = self.config.consistency_prompt and instead is None
+        the_map = self.map_text()
+        return prompt.build(
             self.fmt,
             files,
             read_only,
             self.history,
-            message,
-            self.config.consistency_prompt,
-            repo_map=self.map_text(),
-            **self._budget(),
+            text,
+            consistent,
+            instead,
+            repo_map=the_map,
+            **budget,
         )
-        return Request(messages, tools=(self.fmt.tool,) if self.fmt.tool else (), kind=kind)
 
     def map_text(self) -> str:
         """The repository map for the next request: "" when map_tokens is 0 (then nothing is
@@ -365,7 +314,7 @@ class Session:
         except KeyboardInterrupt:
             return Completion(interrupted=True)
         self.usage += made.usage
-        self.terminal.say(_usage_line(made.usage, self.usage))
+        self.terminal.say(usage.reply_line(made.usage, self.usage))
         selection.show(self.terminal, made)
         self.selection = made
         self.selections.append(made)
@@ -377,11 +326,7 @@ class Session:
 
     def _tests(self) -> selection.TestSetup | None:
         """How the test command runs on versions of the files; None without one."""
-        if not self.config.test_cmd:
-            return None
-        files = self.repo.files() if self.repo else testing.tree_files(self.ws.root)
-        files = [f for f in files if f not in CACHE_FILES]  # coder's own cache is not the user's
-        return selection.TestSetup(self.config.test_cmd, tuple(files), sandbox=self.config.sandbox)
+        return checks.test_setup(self.config, self.ws, self.repo)
 
     def _call(self, request: Request) -> Completion:
         self.terminal.start_reply()
@@ -393,7 +338,7 @@ class Session:
         finally:
             self.terminal.end_reply()
         self.usage += completion.usage
-        self.terminal.say(_usage_line(completion.usage, self.usage))
+        self.terminal.say(usage.reply_line(completion.usage, self.usage))
         return completion
 
     def history_note(self, text: str) -> None:
@@ -403,13 +348,8 @@ class Session:
     def _remember(self, *messages: Message) -> None:
         """Add messages to the history, and to the transcript file when there is one."""
         self.history += messages
-        if self.transcript is None:
-            return
-        with self.transcript.open("a", encoding="utf-8") as log:
-            for m in messages:
-                calls = "".join(f"\n\n{c.name}({c.arguments})" for c in m.tool_calls)
-                role = f"{m.role} ({m.tool_call_id})" if m.tool_call_id else m.role
-                log.write(f"#### {role}\n\n{m.content}{calls}\n\n")
+        if self.transcript is not None:
+            append_messages(self.transcript, messages)
 
     def contents(self) -> tuple[dict[str, str], dict[str, str]]:
         """The chat files as they are on disk now: re-read every turn."""
@@ -456,20 +396,3 @@ class Session:
 
 def _assistant(completion: Completion) -> Message:
     return Message("assistant", completion.text, completion.tool_calls)
-
-
-def spent(usage: Usage) -> str:
-    """The session's running total: tokens both ways, and the cost from litellm's local price
-    map (unknown for a model it has no price for)."""
-    cost = "cost unknown" if usage.cost is None else f"${usage.cost:.4f}"
-    return (
-        f"Session: {usage.prompt_tokens:,} tokens sent, {usage.completion_tokens:,} received,"
-        f" {cost}."
-    )
-
-
-def _usage_line(reply: Usage, session: Usage) -> str:
-    tokens = f"Tokens: {reply.prompt_tokens:,} sent, {reply.completion_tokens:,} received."
-    if reply.cost is None:
-        return tokens
-    return f"{tokens} Cost: ${reply.cost:.4f} this reply, ${session.cost or 0:.4f} session."

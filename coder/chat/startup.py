@@ -9,7 +9,8 @@ from pathlib import Path
 
 from coder import exits
 from coder.chat import config as settings
-from coder.chat.session import Session, SessionConfig, spent
+from coder.chat.session import Session, SessionConfig
+from coder.chat.usage import spent
 from coder.edits.workspace import Workspace
 from coder.errors import PathError, UsageError
 from coder.repomap import CACHE_FILES

@@ -25,7 +25,7 @@ def _tokens(chat: Chat, args: str) -> None:
         total += n
         chat.terminal.say(f"{n:>9,}  {label}")
     chat.terminal.say(f"{total:>9,}  in all")
-    from coder.chat.session import spent
+    from coder.chat.usage import spent
 
     chat.terminal.say(spent(chat.session.usage))
 

@@ -3,11 +3,13 @@ limits, get the outcome), bubblewrap where the machine allows it, a weaker fallb
 
 from sandbox.base import MAX_OUTPUT, Limits, Outcome, Sandbox, SandboxError
 from sandbox.choice import KINDS, get_sandbox
+from sandbox.launch import READY_VARIABLE
 from sandbox.redaction import redact, secret_values
 
 __all__ = [
     "KINDS",
     "MAX_OUTPUT",
+    "READY_VARIABLE",
     "Limits",
     "Outcome",
     "Sandbox",

@@ -40,6 +40,10 @@ class Outcome:
     exceeded: str | None = None
     """The limit that ended it: "time", "cpu", "memory" or "processes"; None if none did."""
     seconds: float = 0.0
+    not_started: str | None = None
+    """Why the command never ran, as the run reported it (the sandbox did not start, the
+    program could not be executed, or, when asked to say so, it ended before it was ready):
+    a failure of the harness, not of the command; None when it ran."""
 
 
 class SandboxError(Exception):
@@ -61,8 +65,11 @@ class Sandbox(Protocol):
         limits: Limits,
         env: Mapping[str, str],
         cancel: threading.Event | None = None,
+        ready: bool = False,
     ) -> Outcome:
         """Run command with folder as its working directory (and only writable place), with
         exactly env as its environment, within limits; setting cancel stops it (exceeded is
-        then "cancelled")."""
+        then "cancelled"). With ready, the command writes one byte to the descriptor that
+        $SANDBOX_READY_FD names once its own start-up is done, before it runs anything
+        untrusted, and closes it; a run that never does counts as not started."""
         ...

@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import threading
 from collections.abc import Mapping, Sequence
@@ -18,6 +19,7 @@ from pathlib import Path
 from sandbox import tree
 from sandbox.base import Limits, Outcome, SandboxError
 from sandbox.cgroups import Group
+from sandbox.launch import Launch
 
 INSIDE = "/sandbox"
 """Where the run's folder appears inside the sandbox, and its working directory."""
@@ -71,12 +73,16 @@ class Bubblewrap:
         limits: Limits,
         env: Mapping[str, str],
         cancel: threading.Event | None = None,
+        ready: bool = False,
     ) -> Outcome:
         """Run command in the sandbox with folder bound writable at /sandbox."""
-        with tempfile.TemporaryDirectory(prefix="coder-sandbox-tmp-") as tmp:
-            argv = self.argv(command, folder, Path(tmp), env)
-            inside = dict(env) | {"HOME": INSIDE, "TMPDIR": "/tmp"}
-            return tree.run(
+        with (
+            tempfile.TemporaryDirectory(prefix="coder-sandbox-tmp-") as tmp,
+            Launch(ready) as launch,
+        ):
+            argv = self.argv(command, folder, Path(tmp), env, launch)
+            inside = launch.env(env) | {"HOME": INSIDE, "TMPDIR": "/tmp"}
+            outcome = tree.run(
                 argv,
                 cwd=folder,
                 env=inside,
@@ -84,37 +90,76 @@ class Bubblewrap:
                 cgroups=self.cgroups,
                 kill=_kill,
                 cancel=cancel,
+                pass_fds=launch.fds,
             )
+            return launch.judged(outcome)
 
-    def argv(self, command: Sequence[str], folder: Path, tmp: Path, env: Mapping[str, str]):
-        """The bwrap command line: namespaces, the read-only binds, the writable folder."""
+    def argv(
+        self,
+        command: Sequence[str],
+        folder: Path,
+        tmp: Path,
+        env: Mapping[str, str],
+        launch: Launch | None = None,
+    ) -> list[str]:
+        """The bwrap command line: namespaces, the read-only binds, the writable folder, then
+        the command (through the launcher, when there is one)."""
         argv = [self.program, "--unshare-all", "--die-with-parent", "--new-session"]
         argv += ["--cap-drop", "ALL", "--hostname", "sandbox"]
         for path in SYSTEM + ETC:
             argv += ["--ro-bind-try", path, path]
-        for path in _readable(command, env):
-            argv += ["--ro-bind", path, path]
         argv += ["--proc", "/proc", "--dev", "/dev"]
-        argv += ["--bind", str(tmp), "/tmp", "--bind", str(folder), INSIDE, "--chdir", INSIDE]
-        argv += ["--remount-ro", "/"]
-        return [*argv, "--", *command]
+        argv += ["--bind", str(tmp), "/tmp", "--bind", str(folder), INSIDE]
+        # After the mounts above, so that none of them hides what the run needs (a
+        # virtualenv under /tmp, say).
+        for source, target in needed(command, env, private=(folder, tmp)):
+            argv += ["--ro-bind", source, target]
+        argv += ["--chdir", INSIDE, "--remount-ro", "/"]
+        return [*argv, "--", *(launch.argv(command, "exec") if launch else command)]
 
 
-def _readable(command: Sequence[str], env: Mapping[str, str]) -> list[str]:
-    """Folders outside the system ones that the command needs to read: the Python installation
-    running coder (the tests run with it) and the folders on the run's PATH."""
-    wanted = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
+MOUNTS = ("/proc", "/dev", "/tmp", INSIDE)
+"""Where the sandbox mounts folders of its own: a bind there or above would hide them."""
+
+
+def needed(
+    command: Sequence[str], env: Mapping[str, str], private: Sequence[Path] = ()
+) -> list[tuple[str, str]]:
+    """(host folder, where the run sees it) for the folders outside the system ones that the
+    command needs to read: the Python installation running coder, its standard library and
+    site-packages (the tests and the launcher run with it), the command's own folder and the
+    folders on the run's PATH. Each is bound where it really is and where the run names it (a
+    path through a symlink), once: not under a folder bound already, nor under the system
+    folders, which show it already. Never a folder holding a private one (the run's own, or
+    its /tmp) or one of the sandbox's mount points, which would show what they hide."""
+    wanted = [sys.prefix, sys.base_prefix, os.path.dirname(sys.executable)]
+    wanted.append(os.path.dirname(os.path.realpath(sys.executable)))
+    # Its standard library and site-packages, which may lie elsewhere (a symlink, a distro's).
+    paths = sysconfig.get_paths()
+    wanted += [paths[name] for name in ("stdlib", "platstdlib", "purelib", "platlib")]
     if command and os.path.isabs(command[0]):
-        wanted.add(os.path.dirname(os.path.realpath(command[0])))
-    wanted.update(p for p in env.get("PATH", "").split(os.pathsep) if os.path.isabs(p))
-    found = []
-    for path in sorted(wanted):
+        wanted.append(os.path.dirname(command[0]))
+    wanted += [p for p in env.get("PATH", "").split(os.pathsep) if os.path.isabs(p)]
+    hidden = [os.path.realpath(p) for p in private]
+    pairs = set()
+    for path in wanted:
         real = os.path.realpath(path)
-        inside_system = any(real == s or real.startswith(s + "/") for s in SYSTEM)
-        if os.path.isdir(real) and not inside_system and real != "/":
-            found.append(real)
-    # A folder inside another bound one is bound already.
-    return [p for p in found if not any(p.startswith(q + "/") for q in found)]
+        if os.path.isdir(real) and not any(_within(h, real) for h in hidden):
+            pairs |= {(real, real), (real, os.path.normpath(path))}
+    binds: dict[str, str] = {}
+    for source, target in sorted(pairs, key=lambda pair: (pair[1].count("/"), pair[1])):
+        # A path under the system folders is there already, symlinks and all; one under a
+        # folder bound before is seen through that bind, as it is here (binding it again
+        # would fail where the path goes through a symlink).
+        shown = any(_within(target, t) for t in (*SYSTEM, *ETC, *binds))
+        if not shown and not any(_within(m, target) for m in ("/", *MOUNTS)):
+            binds[target] = source
+    return [(source, target) for target, source in binds.items()]
+
+
+def _within(path: str, folder: str) -> bool:
+    """Whether path is folder or lies under it."""
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 def _kill(proc: subprocess.Popen) -> None:

@@ -16,8 +16,8 @@ from pathlib import Path
 from sandbox import tree
 from sandbox.base import Limits, Outcome
 from sandbox.cgroups import Group
+from sandbox.launch import Launch
 
-KEEPER = Path(__file__).with_name("keeper.py")
 PR_SET_DUMPABLE = 4
 
 
@@ -42,20 +42,22 @@ class Rlimits:
         limits: Limits,
         env: Mapping[str, str],
         cancel: threading.Event | None = None,
+        ready: bool = False,
     ) -> Outcome:
         """Run command in folder under the keeper."""
-        argv = [sys.executable, "-I", "-S", "-B", str(KEEPER), *command]
-        inside = dict(env) | {"HOME": str(folder)}
-        return tree.run(
-            argv,
-            cwd=folder,
-            env=inside,
-            limits=limits,
-            cgroups=self.cgroups,
-            # The keeper adopts every orphan, so the whole run stays its descendants.
-            kill=tree.kill_tree,
-            cancel=cancel,
-        )
+        with Launch(ready) as launch:
+            outcome = tree.run(
+                launch.argv(command, "keep"),
+                cwd=folder,
+                env=launch.env(env) | {"HOME": str(folder)},
+                limits=limits,
+                cgroups=self.cgroups,
+                # The keeper adopts every orphan, so the whole run stays its descendants.
+                kill=tree.kill_tree,
+                cancel=cancel,
+                pass_fds=launch.fds,
+            )
+            return launch.judged(outcome)
 
 
 def _make_undumpable() -> None:

@@ -110,19 +110,20 @@ def run(
     cgroups: bool,
     kill: Callable[[subprocess.Popen], None],
     cancel: threading.Event | None = None,
+    pass_fds: Sequence[int] = (),
 ) -> Outcome:
     """Run argv, its output captured and (with cgroups) in a control group of its own, until
     it ends, passes a limit or cancel is set; then kill (a function that ends the process and
-    everything it started) and return how it went."""
+    everything it started) and return how it went. pass_fds stay open in argv."""
     group = Group.create(limits) if cgroups else None
     try:
-        return _run(argv, cwd, env, limits, group, kill, cancel)
+        return _run(argv, cwd, env, limits, group, kill, cancel, tuple(pass_fds))
     finally:
         if group is not None:
             group.remove()
 
 
-def _run(argv, cwd, env, limits, group, kill, cancel) -> Outcome:
+def _run(argv, cwd, env, limits, group, kill, cancel, pass_fds) -> Outcome:
     began = time.monotonic()
     launch, enter = _launcher(argv, group, limits)
     proc = subprocess.Popen(
@@ -134,6 +135,7 @@ def _run(argv, cwd, env, limits, group, kill, cancel) -> Outcome:
         stderr=subprocess.STDOUT,
         start_new_session=True,
         preexec_fn=enter,
+        pass_fds=pass_fds,
     )
     assert proc.stdout is not None
     reader = _Reader(proc.stdout)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from sandbox import tree
 from sandbox.base import Limits, Outcome
+from sandbox.launch import Launch
 
 
 class Unconfined:
@@ -28,14 +29,18 @@ class Unconfined:
         limits: Limits,
         env: Mapping[str, str],
         cancel: threading.Event | None = None,
+        ready: bool = False,
     ) -> Outcome:
         """Run command in folder."""
-        return tree.run(
-            command,
-            cwd=folder,
-            env=dict(env) | {"HOME": str(folder)},
-            limits=limits,
-            cgroups=False,
-            kill=tree.kill_tree,
-            cancel=cancel,
-        )
+        with Launch(ready) as launch:
+            outcome = tree.run(
+                launch.argv(command, "exec"),
+                cwd=folder,
+                env=launch.env(env) | {"HOME": str(folder)},
+                limits=limits,
+                cgroups=False,
+                kill=tree.kill_tree,
+                cancel=cancel,
+                pass_fds=launch.fds,
+            )
+            return launch.judged(outcome)

@@ -1,0 +1,96 @@
+"""Whether a contained run's command ran at all, as the run itself reports it: the launcher
+(keeper.py, run by this interpreter inside the sandbox) writes on a pipe that the sandbox
+started and whether the command could be executed, and a command that takes part writes when
+its own start-up is done. A run that never got that far failed for the harness's reasons,
+which its exit status and output cannot tell apart from the command's own failure."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from sandbox.base import Outcome
+
+KEEPER = Path(__file__).with_name("keeper.py")
+READY_VARIABLE = "SANDBOX_READY_FD"
+"""Names, in a command's environment, the descriptor to write R on once it is ready."""
+REASON_LINES = 12
+"""Lines of a run's own output quoted as the reason it did not start."""
+
+
+@functools.cache
+def _source() -> str:
+    # Given with -c: the sandbox need not see this package's folder.
+    return KEEPER.read_text(encoding="utf-8")
+
+
+class Launch:
+    """One run's report pipe, and the command line that starts the command through the
+    launcher: "exec" becomes the command, "keep" stays its parent and keeper."""
+
+    def __init__(self, ready: bool = False):
+        self.ready = ready
+        """Whether the command itself says when it is ready (see READY_VARIABLE)."""
+        self.reader, self.writer = os.pipe()
+        os.set_blocking(self.reader, False)
+
+    def __enter__(self) -> Launch:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for fd in (self.reader, self.writer):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    @property
+    def fds(self) -> tuple[int, ...]:
+        """The descriptors the run must inherit."""
+        return (self.writer,)
+
+    def argv(self, command: Sequence[str], mode: str) -> list[str]:
+        """The launcher's command line around command."""
+        ready = "ready" if self.ready else "-"
+        launcher = [sys.executable, "-I", "-S", "-B", "-c", _source()]
+        return [*launcher, str(self.writer), mode, ready, *command]
+
+    def env(self, env: Mapping[str, str]) -> dict[str, str]:
+        """The run's environment, with the descriptor to report readiness on when asked."""
+        return dict(env) | ({READY_VARIABLE: str(self.writer)} if self.ready else {})
+
+    def judged(self, outcome: Outcome) -> Outcome:
+        """The outcome, with why the command never ran when the report says it did not (read
+        once every process of the run is gone)."""
+        return dataclasses.replace(outcome, not_started=self._reason(outcome))
+
+    def _reason(self, outcome: Outcome) -> str | None:
+        report = self._report()
+        if not report.startswith(b"S"):
+            return f"the sandbox did not start: {_said(outcome)}"
+        said = report.find(b"E")
+        if said >= 0:
+            return report[said + 1 :].decode(errors="replace")
+        if self.ready and b"R" not in report:
+            return f"it ended before it was ready: {_said(outcome)}"
+        return None
+
+    def _report(self) -> bytes:
+        chunks = []
+        with contextlib.suppress(BlockingIOError, OSError):
+            while chunk := os.read(self.reader, 65536):
+                chunks.append(chunk)
+        return b"".join(chunks)
+
+
+def _said(outcome: Outcome) -> str:
+    """What the run printed last, or how it ended if it printed nothing."""
+    lines = [line for line in outcome.output.strip().splitlines() if line.strip()]
+    if lines:
+        return "\n".join(lines[-REASON_LINES:])
+    if outcome.exceeded:
+        return f"it passed the limit on {outcome.exceeded} first"
+    return f"exit status {outcome.status}, and no output"

@@ -1,0 +1,67 @@
+"""What the tests of the harness's honesty break it with: virtualenvs made where the sandbox
+must still find them, a bubblewrap that starts but finds nothing to run, a sandbox whose runs
+after the first few cannot execute their program."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from sandbox import Limits, Outcome, Sandbox
+from sandbox.bubblewrap import Bubblewrap
+
+SITE = sysconfig.get_paths()["purelib"]
+"""This interpreter's site-packages: pytest and every dependency of the project."""
+
+
+def virtualenv(where: Path, site: bool = True) -> Path:
+    """A virtualenv at where; with site, its site-packages is this interpreter's (through a
+    symlink), so that it has what this one has without installing anything."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
+    if site:
+        version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+        packages = where / "lib" / version / "site-packages"
+        shutil.rmtree(packages)
+        packages.symlink_to(SITE)
+    return where
+
+
+class Hollow(Bubblewrap):
+    """bubblewrap that starts, mounts everything, then finds no interpreter: an empty folder
+    hides the one the run would execute, as a bind gone wrong would."""
+
+    def argv(self, command, folder, tmp, env, launch=None) -> list[str]:
+        argv = super().argv(command, folder, tmp, env, launch)
+        hidden = os.path.dirname(os.path.realpath(sys.executable))
+        at = argv.index("--")
+        return [*argv[:at], "--tmpfs", hidden, *argv[at:]]
+
+
+class Unrunnable:
+    """A real sandbox whose runs after the first `good` ones are asked to execute a program
+    that is not there, as when a toolchain is gone."""
+
+    def __init__(self, real: Sandbox, good: int = 0, missing: str = "/nonexistent/python3"):
+        self.real, self.good, self.missing = real, good, missing
+        self.kind, self.description = real.kind, real.description
+        self.runs = 0
+
+    def run(
+        self,
+        command: Sequence[str],
+        folder: Path,
+        limits: Limits,
+        env: Mapping[str, str],
+        cancel: threading.Event | None = None,
+        ready: bool = False,
+    ) -> Outcome:
+        self.runs += 1
+        if self.runs > self.good:
+            command = [self.missing, *command[1:]]
+        return self.real.run(command, folder, limits, env, cancel, ready)

@@ -1,0 +1,112 @@
+"""A run that never started is told apart from a command that failed, by what the run itself
+reports on its pipe, in every sandbox: a program that cannot be executed, a bubblewrap that
+starts but finds nothing to run, a command that stops before it says it is ready. A command
+that did start cannot forge either."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from sandbox import READY_VARIABLE, Limits, SandboxError, get_sandbox
+from tests.harness_faults import Hollow
+
+ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+
+def _kinds() -> list:
+    kinds: list = ["rlimit", "none"]
+    try:
+        get_sandbox("bwrap")
+        kinds.insert(0, "bwrap")
+    except SandboxError as exc:
+        kinds.insert(0, pytest.param("bwrap", marks=pytest.mark.skip(reason=str(exc))))
+    return kinds
+
+
+@pytest.fixture(params=_kinds())
+def kind(request) -> str:
+    return request.param
+
+
+def hollow() -> Hollow:
+    try:
+        get_sandbox("bwrap")
+    except SandboxError as exc:
+        pytest.skip(str(exc))
+    return Hollow.find()
+
+
+def test_a_command_that_runs_is_started_whatever_its_status(kind: str, tmp_path: Path) -> None:
+    code = "import sys; print('ran'); sys.exit(7)"
+    outcome = get_sandbox(kind).run([sys.executable, "-c", code], tmp_path, Limits(), ENV)
+    assert outcome.not_started is None
+    assert outcome.status == 7 and outcome.output == "ran\n"
+
+
+def test_a_program_that_cannot_be_executed_never_started(kind: str, tmp_path: Path) -> None:
+    missing = str(tmp_path / "no-such-python")
+    outcome = get_sandbox(kind).run([missing, "-c", "pass"], tmp_path, Limits(), ENV)
+    assert outcome.not_started == f"cannot execute {missing}: No such file or directory"
+
+
+def test_a_program_that_exits_127_itself_did_start(kind: str, tmp_path: Path) -> None:
+    # What a shell prints for a missing command is the command's own failure, not the run's.
+    command = ["/bin/sh", "-c", "echo 'sh: 1: nothing: not found' >&2; exit 127"]
+    outcome = get_sandbox(kind).run(command, tmp_path, Limits(), ENV)
+    assert outcome.not_started is None and outcome.status == 127
+
+
+def test_bubblewrap_that_starts_but_finds_nothing_to_run(tmp_path: Path) -> None:
+    outcome = hollow().run([sys.executable, "-c", "pass"], tmp_path, Limits(), ENV)
+    assert outcome.not_started is not None
+    assert outcome.not_started.startswith("the sandbox did not start: bwrap: execvp")
+
+
+def test_a_command_that_stops_before_it_is_ready_never_started(kind: str, tmp_path: Path) -> None:
+    code = "import sys; print('ModuleNotFoundError: no runner'); sys.exit(1)"
+    command = [sys.executable, "-c", code]
+    outcome = get_sandbox(kind).run(command, tmp_path, Limits(), ENV, ready=True)
+    assert outcome.not_started == "it ended before it was ready: ModuleNotFoundError: no runner"
+
+
+READY_THEN_FORGE = f"""
+import os, sys
+fd = int(os.environ["{READY_VARIABLE}"])
+os.write(fd, b"R")
+os.close(fd)
+# What runs after this is untrusted: it can no longer reach the report.
+try:
+    os.write(fd, b"Ecannot execute python: forged")
+    print("forged")
+except OSError:
+    print("closed")
+sys.exit(1)
+"""
+
+
+def test_after_it_is_ready_the_command_cannot_forge_a_harness_failure(
+    kind: str, tmp_path: Path
+) -> None:
+    command = [sys.executable, "-c", READY_THEN_FORGE]
+    outcome = get_sandbox(kind).run(command, tmp_path, Limits(), ENV, ready=True)
+    assert outcome.output == "closed\n", outcome.output
+    assert outcome.not_started is None and outcome.status == 1
+
+
+FORGE = """
+import os
+for fd in range(3, 64):
+    try:
+        os.write(fd, b"Ecannot execute python: forged")
+        print("wrote", fd)
+    except OSError:
+        pass
+"""
+
+
+def test_a_command_not_asked_to_report_never_holds_the_report(kind: str, tmp_path: Path) -> None:
+    outcome = get_sandbox(kind).run([sys.executable, "-c", FORGE], tmp_path, Limits(), ENV)
+    assert "wrote" not in outcome.output and outcome.not_started is None

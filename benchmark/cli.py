@@ -174,6 +174,7 @@ def _run_all(args: argparse.Namespace, exercises, models: list[str], formats: li
     each run's summary, and the runs side by side when there are several."""
     from benchmark import grid
     from coder.errors import UsageError
+    from exercism import HarnessError
 
     settings = _settings(args, formats[0])
     if settings is None:
@@ -183,6 +184,13 @@ def _run_all(args: argparse.Namespace, exercises, models: list[str], formats: li
         _work(args, settings, runs, exercises)
     except UsageError as exc:
         print(f"benchmark: {exc}", file=sys.stderr)
+        return 2
+    except HarnessError as exc:
+        print(
+            "benchmark: the harness cannot test solutions here, so no model was asked anything:"
+            f" {exc}",
+            file=sys.stderr,
+        )
         return 2
     for run in runs:
         summary = grid.summarize(run, exercises, args, settings)
@@ -226,11 +234,13 @@ def _settings(args: argparse.Namespace, fmt: str) -> RunSettings | None:
 
 def _work(args: argparse.Namespace, settings: RunSettings, runs, exercises) -> None:
     """The jobs not done yet, on threads or on Ray, each result saved as it arrives."""
-    from benchmark import jobs
+    from benchmark import jobs, preflight
     from benchmark.progress import Progress
 
     todo = [jobs.Job(run, e) for run in runs for e in exercises]
     todo = [job for job in todo if not job.path.exists()]
+    if todo and not args.ray:  # on Ray, a worker checks its own machine
+        preflight.check([job.exercise for job in todo], settings.tests)
     with Progress(args.quiet, len(runs) * len(exercises)) as bar:
         bar.advance(len(runs) * len(exercises) - len(todo))
 

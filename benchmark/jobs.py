@@ -48,16 +48,21 @@ def attempt(
     limiter: Limiter | None = None,
 ) -> dict:
     """Run one job in a fresh folder under scratch; its result, ready to save (never raises)."""
-    workdir = Path(tempfile.mkdtemp(dir=scratch)) / job.exercise.name
+    try:
+        workdir = Path(tempfile.mkdtemp(dir=scratch)) / job.exercise.name
+    except OSError as exc:
+        return failed(job, f"HarnessError: no work folder for the exercise: {exc}", "harness")
     fmt = replace(settings, edit_format=job.run.edit_format)
     make = model_factory(args, job, limiter)
     name = model_label(args, job.run.model)
     return run_exercise(job.exercise, make, fmt, workdir, name).to_json()
 
 
-def failed(job: Job, error: str) -> dict:
+def failed(job: Job, error: str, cause: str = "other") -> dict:
     """The result of a job that could not run at all."""
-    result = ExerciseResult(job.exercise.name, job.run.edit_format, job.run.model, error=error)
+    result = ExerciseResult(
+        job.exercise.name, job.run.edit_format, job.run.model, error=error, error_cause=cause
+    )
     return result.to_json()
 
 

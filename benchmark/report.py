@@ -25,13 +25,16 @@ def summarize(results: Sequence[dict], selected: int, tries: int) -> dict:
     """The run's figures. Rates are percentages of the selected exercises: `pass_rate_N`
     counts those that passed by try N, an exercise that ended in an error (a request the
     model's API rejected, say) or did not run counting as not passed. `errors` counts the
-    first; `percent_well_formed` is the share of exercises whose replies all applied (a reply
-    with no edit is malformed), `percent_malformed` the rest."""
+    first, and `harness_errors` those of them whose tests could not run at all (the harness's
+    failure: they say nothing of the model); `percent_well_formed` is the share of exercises
+    whose replies all applied (a reply with no edit is malformed), `percent_malformed` the
+    rest."""
     completed = [r for r in results if not r.get("error")]
     summary: dict = {
         "selected": selected,
         "completed": len(completed),
         "errors": len(results) - len(completed),
+        "harness_errors": sum(1 for r in results if r.get("error_cause") == "harness"),
         "not_run": selected - len(results),
     }
     for n in range(1, tries + 1):

@@ -4,7 +4,7 @@ loop, the tests run, and one retry (by default) gets the test errors."""
 from __future__ import annotations
 
 import io
-import sys
+import shlex
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -13,13 +13,23 @@ from pathlib import Path
 from benchmark.hashing import RecordingModel
 from coder.chat.session import Session, SessionConfig
 from coder.edits.workspace import Workspace
+from coder.errors import ModelError, SandboxFailure
 from coder.seams.model import Model, transcript
 from coder.terminal import Terminal
 from coder.trust import rtc
 from coder.trust.rtc import Change, RtcSettings
 from coder.trust.selection.candidates import files_after
 from editformats import get_format
-from exercism import Exercise, TestSetup, copy_to, run_tests, solution_of
+from exercism import (
+    Exercise,
+    HarnessError,
+    TestSetup,
+    copy_to,
+    pytest_command,
+    run_tests,
+    solution_of,
+)
+from sandbox import SandboxError
 
 INSTRUCTIONS = """\
 {instructions}
@@ -32,9 +42,9 @@ RETRY = (
     "{output}\n\nSee the testing errors above. The tests are correct. "
     "Fix the code in {files} to resolve the errors."
 )
-CANDIDATE_TESTS = f"{sys.executable} -B -m pytest -q -p no:cacheprovider --noconftest"
+CANDIDATE_TESTS = shlex.join(pytest_command())
 """How candidates are tested with --candidate-tests (in the sandbox, on a copy of the work
-folder; the model's own conftest.py is ignored)."""
+folder; the model's own conftest.py is ignored), saying when pytest is ready."""
 OUTPUT_LINES = 50
 """How much of the cleaned test output the retry message shows."""
 
@@ -112,6 +122,9 @@ class ExerciseResult:
     """The same for the reference solution's change."""
     error: str | None = None
     """A model or harness failure that ended the exercise early."""
+    error_cause: str | None = None
+    """Whose failure the error is (see CAUSES): "harness" when the tests could not run at all,
+    which says nothing of the model."""
     chat: str = ""
 
     def to_json(self) -> dict:
@@ -132,15 +145,41 @@ def run_exercise(
     result = ExerciseResult(exercise.name, settings.edit_format, model_name)
     session = model = None
     try:
-        copy_to(exercise, workdir)
+        _work_folder(exercise, workdir)
         model = RecordingModel(make_model(workdir))
         result.model = model.name
         session = _session(exercise, model, settings, workdir)
         _attempt(result, session, model, exercise, settings)
     except Exception as exc:  # the one place a run records any failure instead of stopping
         result.error = f"{type(exc).__name__}: {exc}"
+        result.error_cause = cause(exc)
     _fill(result, session, model, time.perf_counter() - began)
     return result
+
+
+def _work_folder(exercise: Exercise, workdir: Path) -> None:
+    """The exercise's stubs copied to workdir; HarnessError when the disk refuses."""
+    try:
+        copy_to(exercise, workdir)
+    except OSError as exc:
+        raise HarnessError(f"the work folder of {exercise.name} could not be made: {exc}") from None
+
+
+CAUSES = {
+    "harness": "the tests could not run at all (the sandbox, the toolchain, the disk)",
+    "request": "a request to the model failed (the provider refused it or did not answer)",
+    "other": "anything else (an exercise that cannot be read, a bug)",
+}
+"""Whose failure an exercise's error is."""
+
+
+def cause(exc: Exception) -> str:
+    """The key of CAUSES that exc falls under."""
+    if isinstance(exc, (HarnessError, SandboxError, SandboxFailure)):
+        return "harness"
+    if isinstance(exc, ModelError):
+        return "request"
+    return "other"
 
 
 def _session(
@@ -160,6 +199,7 @@ def _session(
             test_cmd=CANDIDATE_TESTS if settings.candidate_tests else None,
             candidate_tests=settings.candidate_tests,
             sandbox=settings.tests.sandbox,
+            test_ready=True,
             refine=settings.refine,
             plan=settings.plan,
             diverse=settings.diverse,

@@ -19,12 +19,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from benchmark import jobs
+from benchmark import jobs, preflight
 from benchmark.jobs import Job, OnDone
 from benchmark.limiter import RateLimiter
 from benchmark.runner import RunSettings
 from coder.errors import UsageError
-from exercism import load
+from exercism import HarnessError, load
 from sandbox import SandboxError
 
 LOCAL = "local"
@@ -47,8 +47,12 @@ def run_on_ray(
             limiter = ray.remote(num_cpus=0)(RateLimiter)
             models = dict.fromkeys(job.run.model for job in work)
             limiters = {m: _RemoteLimiter(limiter.remote(args.rpm)) for m in models}
-        task = ray.remote(num_cpus=1, max_retries=0)(_attempt)
         portable = replace(settings, tests=None)
+        check = ray.remote(num_cpus=1, max_retries=0)(_preflight)
+        failure = ray.get(check.remote(_packed(work[0]), args)) if work else None
+        if failure is not None:
+            raise HarnessError(f"on a Ray worker: {failure}")
+        task = ray.remote(num_cpus=1, max_retries=0)(_attempt)
         pending = {
             task.remote(_packed(job), args, portable, limiters.get(job.run.model)): job
             for job in work
@@ -129,6 +133,28 @@ def _packed(job: Job) -> tuple[Job, dict[str, bytes]]:
     return job, files
 
 
+def _preflight(packed: tuple[Job, dict[str, bytes]], args: argparse.Namespace) -> str | None:
+    """A Ray task: the harness's own check (benchmark/preflight.py) on the worker's machine,
+    with one job's exercise; why it failed, or None."""
+    job, files = packed
+    with tempfile.TemporaryDirectory() as scratch:
+        here = _unpacked(job, files, Path(scratch))
+        try:
+            preflight.check([here.exercise], jobs.test_setup(args))
+        except (HarnessError, SandboxError) as exc:
+            return str(exc)
+    return None
+
+
+def _unpacked(job: Job, files: dict[str, bytes], scratch: Path) -> Job:
+    """The job, its exercise's files written under scratch."""
+    folder = scratch / "exercise" / job.exercise.name
+    for name, data in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    return replace(job, exercise=load(folder))
+
+
 def _attempt(
     packed: tuple[Job, dict[str, bytes]],
     args: argparse.Namespace,
@@ -138,15 +164,11 @@ def _attempt(
     """A Ray task: unpack the exercise, make the sandbox here, attempt the job."""
     job, files = packed
     with tempfile.TemporaryDirectory() as scratch:
-        folder = Path(scratch) / "exercise" / job.exercise.name
-        for name, data in files.items():
-            (folder / name).parent.mkdir(parents=True, exist_ok=True)
-            (folder / name).write_bytes(data)
-        here = replace(job, exercise=load(folder))
+        here = _unpacked(job, files, Path(scratch))
         try:
             tests = jobs.test_setup(args)
         except SandboxError as exc:
-            return jobs.failed(job, f"sandbox on the Ray worker: {exc}")
+            return jobs.failed(job, f"sandbox on the Ray worker: {exc}", "harness")
         work = Path(scratch) / "work"
         work.mkdir()
         result = jobs.attempt(here, args, replace(settings, tests=tests), work, limiter)

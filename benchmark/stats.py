@@ -95,7 +95,7 @@ def compare(paths: list[Path], chart: Path | None = None, width: int = 80) -> st
     groups: dict[tuple[str, str], list[Run]] = defaultdict(list)
     for run in runs:
         groups[run.key].append(run)
-    lines = _repeats(groups, names)
+    lines = _harness(runs) + _repeats(groups, names)
     base = chart or paths[0].parent / "stats"
     lines += _round_trips(runs, base)
     lines += _nondeterminism(groups, names)
@@ -148,7 +148,7 @@ def _table(runs: list[Run], names: dict[str, str]):
             _figure(s.get("pass_rate_1")),
             _figure(final) + (f" ({run.tries})" if last == "last try" and run.tries else ""),
             _figure(malformed),
-            str(s.get("errors", s.get("errored", 0))),
+            _errors(s),
             f"{s['completed']}/{s['selected']}",
         )
     legend = [Text("runs:")]
@@ -194,6 +194,31 @@ def short_names(models: list[str]) -> dict[str, str]:
             seen[short] = seen.get(short, 0) + 1
             shorts[model] = f"{chop_cells(short, MODEL_WIDTH - 3)[0]}#{seen[short]}"
     return shorts
+
+
+def _errors(summary: dict) -> str:
+    """The run's errors, with how many were the harness's."""
+    text = str(summary.get("errors", summary.get("errored", 0)))
+    harness = summary.get("harness_errors", 0)
+    return f"{text} ({harness} harness)" if harness else text
+
+
+def _harness(runs: list[Run]) -> list[str]:
+    """A warning for each run with exercises whose tests could not run at all, with the first
+    cause: its pass rates count them as failed, though they say nothing of the model."""
+    lines = []
+    for n, run in enumerate(runs, 1):
+        count = run.summary.get("harness_errors", 0)
+        if not count:
+            continue
+        first = next(
+            (r["error"] for r in run.results if r.get("error_cause") == "harness"), "unknown"
+        )
+        lines.append(
+            f"run {n}: {count} exercises ended because their tests could not run (the harness's"
+            f" failure, not the model's; they count as not passed): {first.splitlines()[0]}"
+        )
+    return lines
 
 
 def _figure(value) -> str:

@@ -7,8 +7,10 @@ CoderError              base of every error shown to the user
 ├── WriteError          a write failed or a file changed meanwhile (nothing was written)
 ├── GitError            git refused, or is not set up (no identity, not a repository)
 │   └── NotCommitted    the edit is written, but git failed to commit it
-└── ModelError          the model could not answer (bad key, unknown model, a server that
-                        cannot be reached, timeout, too long)
+├── ModelError          the model could not answer (bad key, unknown model, a server that
+│                       cannot be reached, timeout, too long)
+└── SandboxFailure      the sandbox could not run the test command at all (the harness's
+                        failure, not the code's)
 """
 
 
@@ -54,3 +56,8 @@ class ModelError(CoderError):
         super().__init__(message)
         self.partial = partial
         """Text that had streamed in before the failure."""
+
+
+class SandboxFailure(CoderError):
+    """The sandbox could not run the test command at all: it did not start, or the command
+    could not be executed. Nothing about the code under test is known."""

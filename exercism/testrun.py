@@ -7,17 +7,18 @@ identical text, and any secret of this process in it is redacted."""
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import re
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from exercism.exercise import Exercise, copy_to
-from sandbox import Limits, Sandbox, get_sandbox, redact
+from sandbox import READY_VARIABLE, Limits, Sandbox, get_sandbox, redact
 
 REPORT = ".coder-junit.xml"
 """The test report pytest writes in the run's folder, read once the sandbox is gone."""
@@ -30,6 +31,33 @@ ENV = {
     "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
 }
 """The whole environment of the tests (an allow-list: no key of the user's reaches them)."""
+
+
+PYTEST = f"""\
+import os, runpy
+ready = os.environ.pop("{READY_VARIABLE}", None)
+import pytest
+if ready:
+    os.write(int(ready), b"R")
+    os.close(int(ready))
+runpy.run_module("pytest", run_name="__main__", alter_sys=True)
+"""
+"""Runs pytest as `python -m pytest` would, once it has said that pytest is there: what fails
+before that is the harness's failure, what fails after it may be the solution's."""
+
+
+def pytest_command(*options: str) -> list[str]:
+    """pytest run by this interpreter with options, as every test run of an exercise runs it
+    (no conftest.py, no cache, no user site-packages), saying when it is ready (ready=True)."""
+    command = [sys.executable, "-B", "-s", "-c", PYTEST, "-q", "-p", "no:cacheprovider"]
+    return [*command, "--noconftest", *options]
+
+
+class HarnessError(Exception):
+    """The tests could not run, for a reason of the harness and not of the solution: the
+    sandbox did not start, the test runner could not be executed or stopped before it was
+    ready, the scratch folder could not be made. The message says which, with the sandbox's or
+    the toolchain's own words."""
 
 
 @dataclass(frozen=True)
@@ -72,19 +100,20 @@ def solution_of(exercise: Exercise, workdir: Path) -> dict[str, str]:
 def run_tests(
     exercise: Exercise, solution: Mapping[str, str], setup: TestSetup | None = None
 ) -> TestRun:
-    """Run the exercise's tests on solution (solution file -> text) in the sandbox."""
+    """Run the exercise's tests on solution (solution file -> text) in the sandbox;
+    HarnessError when they could not run for a reason that is not the solution's."""
     setup = setup or TestSetup()
     sandbox = setup.sandbox or default_sandbox()
-    with tempfile.TemporaryDirectory(prefix="coder-tests-") as scratch:
-        folder = copy_to(exercise, Path(scratch) / exercise.name)
-        _writable(folder)
-        for name in exercise.solution_files:
-            (folder / name).unlink(missing_ok=True)
-            if name in solution:
-                (folder / name).write_text(solution[name], encoding="utf-8")
-        command = [sys.executable, "-B", "-s", "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-        command += ["--noconftest", "--tb=short", f"--junitxml={REPORT}", *exercise.test_files]
-        outcome = sandbox.run(command, folder, setup.limits, ENV)
+    with _scratch() as scratch:
+        folder = _prepared(exercise, solution, scratch)
+        options = ["--tb=short", f"--junitxml={REPORT}", *exercise.test_files]
+        command = pytest_command(*options)
+        outcome = sandbox.run(command, folder, setup.limits, ENV, ready=True)
+        if outcome.not_started is not None:
+            raise HarnessError(
+                f"the tests of {exercise.name} could not run ({sandbox.kind} sandbox):"
+                f" {redact(outcome.not_started, setup.secrets)}"
+            )
         outcomes = read_report(folder / REPORT)
     expected = expected_tests(exercise)
     passed = (
@@ -108,6 +137,34 @@ def run_tests(
         outcome.seconds,
         outcome.exceeded,
     )
+
+
+@contextlib.contextmanager
+def _scratch() -> Iterator[Path]:
+    """A temporary folder for one test run, removed after it; HarnessError if none can be made."""
+    try:
+        scratch = tempfile.TemporaryDirectory(prefix="coder-tests-")
+    except OSError as exc:
+        raise HarnessError(f"no scratch folder for the tests: {exc}") from None
+    with scratch as path:
+        yield Path(path)
+
+
+def _prepared(exercise: Exercise, solution: Mapping[str, str], scratch: Path) -> Path:
+    """A fresh copy of the pristine exercise in scratch with the solution files written over
+    the stubs; HarnessError when the disk refuses."""
+    try:
+        folder = copy_to(exercise, scratch / exercise.name)
+        _writable(folder)
+        for name in exercise.solution_files:
+            (folder / name).unlink(missing_ok=True)
+            if name in solution:
+                (folder / name).write_text(solution[name], encoding="utf-8")
+    except OSError as exc:
+        raise HarnessError(
+            f"the scratch copy of {exercise.name} could not be made: {exc}"
+        ) from None
+    return folder
 
 
 def _writable(folder: Path) -> None:

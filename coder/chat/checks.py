@@ -111,7 +111,9 @@ def test_setup(config: SessionConfig, ws: Workspace, repo: Repo | None) -> testi
         return None
     files = repo.files() if repo else testing.tree_files(ws.root)
     files = [f for f in files if f not in CACHE_FILES]  # coder's own cache is not the user's
-    return testing.TestSetup(config.test_cmd, tuple(files), sandbox=config.sandbox)
+    return testing.TestSetup(
+        config.test_cmd, tuple(files), sandbox=config.sandbox, ready=config.test_ready
+    )
 
 
 def behaviour(

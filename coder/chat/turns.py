@@ -28,6 +28,9 @@ class SessionConfig:
     """Run the test command on each distinct candidate (when there is one)."""
     sandbox: Sandbox | None = None
     """Where /test and the candidates' tests run; None: plain commands."""
+    test_ready: bool = False
+    """In the sandbox, the test command says when its runner is ready (the benchmark's does:
+    see sandbox.READY_VARIABLE), so that a runner that never starts is the harness's failure."""
     refine: int = 1
     """Rounds of refinement when no candidate passes the tests."""
     plan: bool = False

@@ -15,6 +15,8 @@ from benchmark.limiter import RateLimiter
 
 PRACTICE = Path(__file__).resolve().parents[3] / "shared" / "exercism-python" / "practice"
 needs_exercises = pytest.mark.skipif(not PRACTICE.is_dir(), reason=f"{PRACTICE} is not there")
+SMALL = Path(__file__).resolve().parents[1] / "exercism" / "practice"
+"""Two small exercises that ship with the tests, for what needs exercises but not those."""
 
 
 @pytest.fixture
@@ -89,13 +91,13 @@ def test_the_limiter_spaces_calls_evenly() -> None:
 
 def test_ray_without_the_extra_is_a_clear_error(tmp_path: Path, capsys, monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # as if it were not installed
-    argv = ["--exercises-dir", str(PRACTICE), "--runs-dir", str(tmp_path), "--quiet"]
+    argv = ["--exercises-dir", str(SMALL), "--runs-dir", str(tmp_path), "--quiet"]
     assert cli.main([*argv, "--num-tests", "1", "--ray"]) == 2
     assert "pip install 'coder[ray]'" in capsys.readouterr().err
 
 
 def test_rpm_must_be_positive(tmp_path: Path, capsys) -> None:
-    argv = ["--exercises-dir", str(PRACTICE), "--runs-dir", str(tmp_path), "--quiet"]
+    argv = ["--exercises-dir", str(SMALL), "--runs-dir", str(tmp_path), "--quiet"]
     assert cli.main([*argv, "--rpm", "0"]) == 2
     assert "--rpm takes a number above 0" in capsys.readouterr().err
 
@@ -106,7 +108,7 @@ def test_an_unreachable_cluster_is_a_clear_error_at_once(tmp_path: Path, capsys,
     with socket.socket() as closed:
         closed.bind(("127.0.0.1", 0))
         port = closed.getsockname()[1]
-    argv = ["--exercises-dir", str(PRACTICE), "--runs-dir", str(tmp_path), "--quiet"]
+    argv = ["--exercises-dir", str(SMALL), "--runs-dir", str(tmp_path), "--quiet"]
     began = time.monotonic()
     assert cli.main([*argv, "--num-tests", "1", "--ray", f"ray://127.0.0.1:{port}"]) == 2
     assert "no Ray cluster answers there" in capsys.readouterr().err

@@ -13,6 +13,8 @@ from tests.coder.fake_openai import FakeOpenAI, Text
 
 PRACTICE = Path(__file__).resolve().parents[3] / "shared" / "exercism-python" / "practice"
 needs_exercises = pytest.mark.skipif(not PRACTICE.is_dir(), reason=f"{PRACTICE} is not there")
+SMALL = Path(__file__).resolve().parents[1] / "exercism" / "practice"
+"""Two small exercises that ship with the tests, for what needs exercises but not those."""
 
 
 def bench(tmp_path: Path, *args: str) -> list[Path]:
@@ -162,7 +164,7 @@ def test_a_grid_of_models_and_formats_in_one_command(tmp_path: Path, capsys) -> 
 
 
 def test_unknown_edit_format_in_a_grid_is_refused_before_any_run(tmp_path: Path, capsys) -> None:
-    argv = ["--exercises-dir", str(PRACTICE), "--runs-dir", str(tmp_path / "runs")]
+    argv = ["--exercises-dir", str(SMALL), "--runs-dir", str(tmp_path / "runs")]
     assert cli.main([*argv, "--edit-format", "diff", "dif"]) == 2
     assert "unknown --edit-format dif; choose from" in capsys.readouterr().err
     assert not (tmp_path / "runs").exists()

@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from coder.errors import SandboxFailure
 from coder.trust.selection.candidates import TestEvidence
 from sandbox import MAX_OUTPUT, Limits, Sandbox, redact, secret_values
 
@@ -40,6 +41,8 @@ class TestSetup:
     timeout: float = 600.0
     sandbox: Sandbox | None = None
     """Where the tests run; None: a plain subprocess with the user's environment."""
+    ready: bool = False
+    """In the sandbox, the command says when its runner is ready (sandbox.READY_VARIABLE)."""
 
 
 @dataclass(frozen=True)
@@ -94,7 +97,7 @@ def run_in_copy(
             if text is not None:
                 (copy / rel).write_text(text, encoding="utf-8", newline="")
         if tests.sandbox is not None:
-            return _contained(copy, tests.cmd, tests.timeout, tests.sandbox, cancel)
+            return _contained(copy, tests, cancel)
         return _run(copy, Path(scratch) / REPORT, tests.cmd, tests.timeout, cancel)
 
 
@@ -115,12 +118,19 @@ SANDBOX_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "VIRTUAL_ENV", "PYT
 """What a sandboxed test command keeps of the user's environment: no keys, tokens or passwords."""
 
 
-def _contained(folder: Path, cmd: str, timeout: float, sandbox: Sandbox, cancel) -> TestRun:
+def _contained(folder: Path, tests: TestSetup, cancel) -> TestRun:
     env = {k: v for k, v in os.environ.items() if k in SANDBOX_ENV}
     # The report goes in the copy, the only place the sandbox may write.
     env["PYTEST_ADDOPTS"] = f"--junitxml={REPORT}"
-    outcome = sandbox.run(["/bin/sh", "-c", cmd], folder, Limits(seconds=timeout), env, cancel)
-    output = redact(outcome.output, secret_values(os.environ))
+    sandbox, limits = tests.sandbox, Limits(seconds=tests.timeout)
+    assert sandbox is not None
+    command = ["/bin/sh", "-c", tests.cmd]
+    outcome = sandbox.run(command, folder, limits, env, cancel, ready=tests.ready)
+    secrets = secret_values(os.environ)
+    if outcome.not_started is not None and outcome.exceeded != "cancelled":
+        reason = redact(outcome.not_started, secrets)
+        raise SandboxFailure(f"the {sandbox.kind} sandbox could not run `{tests.cmd}`: {reason}")
+    output = redact(outcome.output, secrets)
     if outcome.exceeded:
         output += f"\n(stopped: the tests passed the sandbox's limit on {outcome.exceeded})"
     status = -1 if outcome.status is None else outcome.status

@@ -127,6 +127,21 @@ def test_test_in_a_sandbox_runs_on_a_copy_without_secrets(
     assert not (tmp_path / "planted.txt").exists()
 
 
+def test_test_in_a_sandbox_that_cannot_run_it_says_so_and_asks_the_model_nothing(
+    chat: commands.Chat,
+) -> None:
+    from dataclasses import replace
+
+    from sandbox import get_sandbox
+    from tests.harness_faults import Unrunnable
+
+    broken = Unrunnable(get_sandbox("auto"), missing="/nonexistent/sh")
+    chat.session.config = replace(chat.session.config, sandbox=broken)
+    out = drive(chat, "/test echo fine\n/exit\n")
+    assert "sandbox could not run `echo fine`: cannot execute /nonexistent/sh" in out
+    assert "Ask the model" not in out and chat.session.history == []
+
+
 def test_tokens_shows_the_sessions_running_total_and_cost(tmp_path: Path) -> None:
     from coder.seams.model import Completion, Usage
 

@@ -1,0 +1,3 @@
+def initials(name):
+    words = name.replace("-", " ").split()
+    return "".join(word[0].upper() for word in words)

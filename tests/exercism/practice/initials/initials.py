@@ -1,0 +1,2 @@
+def initials(name):
+    pass

@@ -1,0 +1,7 @@
+def running_total(numbers):
+    totals = []
+    total = 0
+    for number in numbers:
+        total += number
+        totals.append(total)
+    return totals

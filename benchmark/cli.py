@@ -240,7 +240,9 @@ def _work(args: argparse.Namespace, settings: RunSettings, runs, exercises) -> N
     todo = [jobs.Job(run, e) for run in runs for e in exercises]
     todo = [job for job in todo if not job.path.exists()]
     if todo and not args.ray:  # on Ray, a worker checks its own machine
-        preflight.check([job.exercise for job in todo], settings.tests)
+        exercises = list({job.exercise.name: job.exercise for job in todo}.values())
+        for warning in preflight.check(exercises, settings.tests):
+            print(f"benchmark: {warning}", file=sys.stderr)
     with Progress(args.quiet, len(runs) * len(exercises)) as bar:
         bar.advance(len(runs) * len(exercises) - len(todo))
 

@@ -8,30 +8,41 @@ from collections.abc import Sequence
 
 from exercism import Exercise, HarnessError, TestSetup, run_tests
 
+TRIES = 3
+"""Reference solutions tried at most: one that fails may be the exercise's fault, not the
+harness's; three that fail are not."""
 OUTPUT_LINES = 20
-"""Lines of the reference solution's test output quoted when it fails."""
+"""Lines of a failing reference solution's test output quoted."""
 
 
-def check(exercises: Sequence[Exercise], setup: TestSetup) -> None:
-    """Run the first selected exercise that has a reference solution on it, as every test run
-    of the benchmark runs; HarnessError with the sandbox's or the toolchain's own words when
-    the tests could not run or that solution failed them."""
-    exercise = next((e for e in exercises if e.example_files), None)
-    if exercise is None:
+def check(exercises: Sequence[Exercise], setup: TestSetup) -> list[str]:
+    """Run the reference solutions of the first selected exercises that have one, as every
+    test run of the benchmark runs, until one passes; HarnessError with the sandbox's or the
+    toolchain's own words when the tests could not run, or when every solution tried failed.
+    Returns a warning for each exercise whose reference solution failed before one passed."""
+    with_reference = [e for e in exercises if e.example_files][:TRIES]
+    if not with_reference:
         # Nothing known to pass: the stubs' tests must at least run.
         run_tests(exercises[0], {}, setup)
-        return
-    try:
-        solution = exercise.example_solution()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HarnessError(
-            f"cannot read the reference solution of {exercise.name}: {exc}"
-        ) from None
-    run = run_tests(exercise, solution, setup)
-    if not run.passed:
+        return []
+    failures: list[tuple[str, str]] = []
+    for exercise in with_reference:
+        try:
+            solution = exercise.example_solution()
+        except (OSError, UnicodeDecodeError) as exc:
+            failures.append((exercise.name, f"its reference solution cannot be read: {exc}"))
+            continue
+        run = run_tests(exercise, solution, setup)
+        if run.passed:
+            return [
+                f"the reference solution of {name} fails here ({why.splitlines()[0]}), so no"
+                " model can pass it: the exercise, or what its tests need, is at fault"
+                for name, why in failures
+            ]
         shown = "\n".join(run.output.splitlines()[-OUTPUT_LINES:])
-        raise HarnessError(
-            f"the reference solution of {exercise.name} fails its tests in the"
-            f" {setup.sandbox.kind if setup.sandbox else 'default'} sandbox, so no result of"
-            f" this run could be trusted:\n{shown}"
-        )
+        failures.append((exercise.name, f"its tests fail:\n{shown}"))
+    names = ", ".join(name for name, _ in failures)
+    raise HarnessError(
+        f"the reference solutions of {names} all fail their tests here, so no result of this"
+        f" run could be trusted. The first: {failures[0][1]}"
+    )

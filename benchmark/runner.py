@@ -42,9 +42,11 @@ RETRY = (
     "{output}\n\nSee the testing errors above. The tests are correct. "
     "Fix the code in {files} to resolve the errors."
 )
-CANDIDATE_TESTS = shlex.join(pytest_command())
+CANDIDATE_TESTS = "exec " + shlex.join(pytest_command("-c", "/dev/null", "--rootdir", "."))
 """How candidates are tested with --candidate-tests (in the sandbox, on a copy of the work
-folder; the model's own conftest.py is ignored), saying when pytest is ready."""
+folder), saying when pytest is ready; the model's own conftest.py and pytest settings files
+are ignored (a bad one would stop pytest before it is ready: the model's doing, which must not
+pass for the harness's)."""
 OUTPUT_LINES = 50
 """How much of the cleaned test output the retry message shows."""
 

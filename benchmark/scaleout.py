@@ -48,10 +48,13 @@ def run_on_ray(
             models = dict.fromkeys(job.run.model for job in work)
             limiters = {m: _RemoteLimiter(limiter.remote(args.rpm)) for m in models}
         portable = replace(settings, tests=None)
-        check = ray.remote(num_cpus=1, max_retries=0)(_preflight)
-        failure = ray.get(check.remote(_packed(work[0]), args)) if work else None
-        if failure is not None:
-            raise HarnessError(f"on a Ray worker: {failure}")
+        if work:
+            check = ray.remote(num_cpus=1, max_retries=0)(_preflight)
+            failure, warnings = ray.get(check.remote(_checked(work), args))
+            if failure is not None:
+                raise HarnessError(f"on a Ray worker: {failure}")
+            for warning in warnings:
+                print(f"benchmark: on a Ray worker: {warning}", file=sys.stderr)
         task = ray.remote(num_cpus=1, max_retries=0)(_attempt)
         pending = {
             task.remote(_packed(job), args, portable, limiters.get(job.run.model)): job
@@ -133,17 +136,28 @@ def _packed(job: Job) -> tuple[Job, dict[str, bytes]]:
     return job, files
 
 
-def _preflight(packed: tuple[Job, dict[str, bytes]], args: argparse.Namespace) -> str | None:
-    """A Ray task: the harness's own check (benchmark/preflight.py) on the worker's machine,
-    with one job's exercise; why it failed, or None."""
-    job, files = packed
+def _checked(work: Sequence[Job]) -> list[tuple[Job, dict[str, bytes]]]:
+    """The jobs whose exercises the harness's check may try, packed: one per exercise, those
+    with a reference solution first."""
+    jobs_by_exercise = {job.exercise.name: job for job in work}.values()
+    ordered = sorted(jobs_by_exercise, key=lambda job: not job.exercise.example_files)
+    return [_packed(job) for job in ordered[: preflight.TRIES]]
+
+
+def _preflight(
+    packed: list[tuple[Job, dict[str, bytes]]], args: argparse.Namespace
+) -> tuple[str | None, list[str]]:
+    """A Ray task: the harness's own check (benchmark/preflight.py) on the worker's machine;
+    why it failed (or None), and its warnings."""
     with tempfile.TemporaryDirectory() as scratch:
-        here = _unpacked(job, files, Path(scratch))
+        exercises = [
+            _unpacked(job, files, Path(scratch) / str(n)).exercise
+            for n, (job, files) in enumerate(packed)
+        ]
         try:
-            preflight.check([here.exercise], jobs.test_setup(args))
+            return None, preflight.check(exercises, jobs.test_setup(args))
         except (HarnessError, SandboxError) as exc:
-            return str(exc)
-    return None
+            return str(exc), []
 
 
 def _unpacked(job: Job, files: dict[str, bytes], scratch: Path) -> Job:

@@ -34,16 +34,27 @@ ENV = {
 
 
 PYTEST = f"""\
-import os, runpy
+import os, sys
+here = sys.path.pop(0)  # the run's folder: none of its files may load before pytest is ready
 ready = os.environ.pop("{READY_VARIABLE}", None)
 import pytest
-if ready:
-    os.write(int(ready), b"R")
-    os.close(int(ready))
-runpy.run_module("pytest", run_name="__main__", alter_sys=True)
+
+
+class Ready:
+    def pytest_sessionstart(self, session):
+        if ready:
+            os.write(int(ready), b"R")
+            os.close(int(ready))
+        sys.path.insert(0, here)
+
+
+sys.exit(int(pytest.main(sys.argv[1:], plugins=[Ready()])))
 """
-"""Runs pytest as `python -m pytest` would, once it has said that pytest is there: what fails
-before that is the harness's failure, what fails after it may be the solution's."""
+"""Runs pytest as `python -m pytest` would, saying it is ready once its session starts: its
+options and settings read, its plugins loaded, before it collects anything (which imports the
+solution). What fails before that is the harness's failure; what fails after it may be the
+solution's. The run's folder leaves the import path until then, so that no file there (a
+solution's `random.py`, say) is loaded by pytest's own imports."""
 
 
 def pytest_command(*options: str) -> list[str]:

@@ -91,6 +91,7 @@ class Bubblewrap:
                 kill=_kill,
                 cancel=cancel,
                 pass_fds=launch.fds,
+                started=launch.handed_over,
             )
             return launch.judged(outcome)
 
@@ -112,8 +113,10 @@ class Bubblewrap:
         argv += ["--bind", str(tmp), "/tmp", "--bind", str(folder), INSIDE]
         # After the mounts above, so that none of them hides what the run needs (a
         # virtualenv under /tmp, say).
-        for source, target in needed(command, env, private=(folder, tmp)):
+        private = (folder, tmp)
+        for source, target in needed(command, env, private):
             argv += ["--ro-bind", source, target]
+            argv += [a for under in _covered(source, target, private) for a in ("--tmpfs", under)]
         argv += ["--chdir", INSIDE, "--remount-ro", "/"]
         return [*argv, "--", *(launch.argv(command, "exec") if launch else command)]
 
@@ -130,8 +133,9 @@ def needed(
     site-packages (the tests and the launcher run with it), the command's own folder and the
     folders on the run's PATH. Each is bound where it really is and where the run names it (a
     path through a symlink), once: not under a folder bound already, nor under the system
-    folders, which show it already. Never a folder holding a private one (the run's own, or
-    its /tmp) or one of the sandbox's mount points, which would show what they hide."""
+    folders, which show it already. Never a folder inside a private one (the run's own, or its
+    /tmp), or one holding a mount point of the sandbox, which would hide it; a folder holding
+    a private one is bound with the way to it hidden (see _covered)."""
     wanted = [sys.prefix, sys.base_prefix, os.path.dirname(sys.executable)]
     wanted.append(os.path.dirname(os.path.realpath(sys.executable)))
     # Its standard library and site-packages, which may lie elsewhere (a symlink, a distro's).
@@ -144,7 +148,7 @@ def needed(
     pairs = set()
     for path in wanted:
         real = os.path.realpath(path)
-        if os.path.isdir(real) and not any(_within(h, real) for h in hidden):
+        if os.path.isdir(real) and not any(_within(real, h) for h in hidden):
             pairs |= {(real, real), (real, os.path.normpath(path))}
     binds: dict[str, str] = {}
     for source, target in sorted(pairs, key=lambda pair: (pair[1].count("/"), pair[1])):
@@ -155,6 +159,19 @@ def needed(
         if not shown and not any(_within(m, target) for m in ("/", *MOUNTS)):
             binds[target] = source
     return [(source, target) for target, source in binds.items()]
+
+
+def _covered(source: str, target: str, private: Sequence[Path]) -> list[str]:
+    """Where, under a folder bound at target, an empty folder must hide the way to one of the
+    run's private folders inside source (a TMPDIR inside the virtualenv, say), so that neither
+    it nor its siblings (other runs' folders) show."""
+    covered = []
+    for folder in private:
+        real = os.path.realpath(folder)
+        if _within(real, source) and real != source:
+            first = os.path.relpath(real, source).split(os.sep)[0]
+            covered.append(os.path.join(target, first))
+    return sorted(set(covered))
 
 
 def _within(path: str, folder: str) -> bool:

@@ -43,9 +43,8 @@ class Launch:
         return self
 
     def __exit__(self, *exc) -> None:
-        for fd in (self.reader, self.writer):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+        self.handed_over()
+        os.close(self.reader)
 
     @property
     def fds(self) -> tuple[int, ...]:
@@ -68,15 +67,25 @@ class Launch:
         return dataclasses.replace(outcome, not_started=self._reason(outcome))
 
     def _reason(self, outcome: Outcome) -> str | None:
+        # Read in order, never searched: S from the launcher, then E and the reason from it
+        # (the command never ran), or R from the command. Nothing that runs after R can be
+        # believed, and nothing the command's solution does runs before it.
         report = self._report()
         if not report.startswith(b"S"):
             return f"the sandbox did not start: {_said(outcome)}"
-        said = report.find(b"E")
-        if said >= 0:
-            return report[said + 1 :].decode(errors="replace")
-        if self.ready and b"R" not in report:
+        if report[1:2] == b"E":
+            return report[2:].decode(errors="replace")
+        if self.ready and report[1:2] != b"R":
             return f"it ended before it was ready: {_said(outcome)}"
         return None
+
+    def handed_over(self) -> None:
+        """Close this process's copy of the report's writing end, once the run has it: from
+        then on only the run can write there (a run without namespaces could otherwise write
+        through this process's descriptors)."""
+        if self.writer >= 0:
+            os.close(self.writer)
+            self.writer = -1
 
     def _report(self) -> bytes:
         chunks = []

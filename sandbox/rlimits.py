@@ -56,6 +56,7 @@ class Rlimits:
                 kill=tree.kill_tree,
                 cancel=cancel,
                 pass_fds=launch.fds,
+                started=launch.handed_over,
             )
             return launch.judged(outcome)
 

@@ -111,32 +111,38 @@ def run(
     kill: Callable[[subprocess.Popen], None],
     cancel: threading.Event | None = None,
     pass_fds: Sequence[int] = (),
+    started: Callable[[], None] | None = None,
 ) -> Outcome:
     """Run argv, its output captured and (with cgroups) in a control group of its own, until
     it ends, passes a limit or cancel is set; then kill (a function that ends the process and
-    everything it started) and return how it went. pass_fds stay open in argv."""
+    everything it started) and return how it went. pass_fds stay open in argv; started is
+    called once argv runs (or failed to)."""
     group = Group.create(limits) if cgroups else None
     try:
-        return _run(argv, cwd, env, limits, group, kill, cancel, tuple(pass_fds))
+        return _run(argv, cwd, env, limits, group, kill, cancel, tuple(pass_fds), started)
     finally:
         if group is not None:
             group.remove()
 
 
-def _run(argv, cwd, env, limits, group, kill, cancel, pass_fds) -> Outcome:
+def _run(argv, cwd, env, limits, group, kill, cancel, pass_fds, started) -> Outcome:
     began = time.monotonic()
     launch, enter = _launcher(argv, group, limits)
-    proc = subprocess.Popen(
-        launch,
-        cwd=cwd,
-        env=dict(env),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-        preexec_fn=enter,
-        pass_fds=pass_fds,
-    )
+    try:
+        proc = subprocess.Popen(
+            launch,
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=enter,
+            pass_fds=pass_fds,
+        )
+    finally:
+        if started is not None:
+            started()
     assert proc.stdout is not None
     reader = _Reader(proc.stdout)
     reader.start()

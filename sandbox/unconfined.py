@@ -42,5 +42,6 @@ class Unconfined:
                 kill=tree.kill_tree,
                 cancel=cancel,
                 pass_fds=launch.fds,
+                started=launch.handed_over,
             )
             return launch.judged(outcome)

@@ -107,6 +107,35 @@ def test_a_sandbox_that_starts_but_runs_nothing_stops_the_run(
     assert not list(tmp_path.glob("*/results/*.json"))
 
 
+def broken_references(tmp_path: Path, *names: str) -> Path:
+    """The small exercises, the reference solutions of names made wrong."""
+    exercises = tmp_path / "exercises"
+    shutil.copytree(PRACTICE, exercises)
+    for name in names:
+        for example in (exercises / name / ".meta").glob("example.py"):
+            example.write_text(example.read_text().replace("return", "return None and"))
+    return exercises
+
+
+def test_one_broken_reference_solution_is_the_exercises_fault(tmp_path: Path, capsys) -> None:
+    exercises = broken_references(tmp_path, "initials")  # the first in name order
+    argv = ["--exercises-dir", str(exercises), "--runs-dir", str(tmp_path / "runs"), "--quiet"]
+    assert cli.main([*argv, "--model", "oracle", "--edit-format", "whole"]) == 0
+    err = capsys.readouterr().err
+    assert "the reference solution of initials fails here (its tests fail:)" in err
+    (summary,) = (tmp_path / "runs").glob("*/summary.json")
+    assert json.loads(summary.read_text())["pass_rate_1"] == 50.0
+
+
+def test_when_every_reference_solution_fails_the_run_stops(tmp_path: Path, capsys) -> None:
+    exercises = broken_references(tmp_path, "initials", "running-total")
+    argv = ["--exercises-dir", str(exercises), "--runs-dir", str(tmp_path / "runs"), "--quiet"]
+    assert cli.main([*argv, "--model", "oracle"]) == 2
+    err = capsys.readouterr().err
+    assert "the reference solutions of initials, running-total all fail their tests here" in err
+    assert not (tmp_path / "runs").exists()
+
+
 @pytest.mark.parametrize("good", [0, 1], ids=["at try 1", "at try 2"])
 def test_a_test_run_that_cannot_start_is_the_exercises_harness_error(
     tmp_path: Path, good: int

@@ -19,18 +19,21 @@ from tests.harness_faults import virtualenv
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
-import json, sys, tempfile
+import json, os, sys, tempfile
 from pathlib import Path
 from sandbox import Limits, get_sandbox
 folder = Path(tempfile.mkdtemp())
-inside = "import sys, pytest; print(sys.prefix)"
+sibling = Path(tempfile.mkdtemp())  # another run's folder, beside this one
+(sibling / "answer.txt").write_text("the other run's answer")
+inside = f"import os, sys, pytest; print(sys.prefix); print(os.listdir({tempfile.gettempdir()!r}))"
 outcome = get_sandbox("bwrap").run(
     [sys.executable, "-c", inside], folder, Limits(), {"PATH": "/usr/bin:/bin"}, ready=False
 )
 print(json.dumps([outcome.status, outcome.output, outcome.not_started]))
 """
 """Run by the virtualenv's interpreter: the sandbox runs that same interpreter inside, which
-imports pytest (from its site-packages) and prints its prefix."""
+imports pytest (from its site-packages), prints its prefix and what it sees of the temporary
+folder its own folder and a sibling's were made in (nothing)."""
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +58,10 @@ def base(request) -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def probe(python: Path) -> list:
+def probe(python: Path, tmpdir: Path | None = None) -> list:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(ROOT)}
+    if tmpdir is not None:
+        env["TMPDIR"] = str(tmpdir)
     done = subprocess.run(
         [str(python), "-c", PROBE], capture_output=True, text=True, env=env, timeout=120
     )
@@ -69,7 +74,7 @@ def test_an_interpreter_under_a_mount_point_runs_inside(bwrap, base: Path) -> No
     venv = virtualenv(base / "venv")
     status, output, not_started = probe(venv / "bin" / "python")
     assert (status, not_started) == (0, None), output
-    assert output.strip() == str(venv)
+    assert output.splitlines()[0] == str(venv)
 
 
 @pytest.mark.parametrize("base", ["/tmp"], indirect=True)
@@ -78,14 +83,26 @@ def test_an_interpreter_reached_through_a_symlink_runs_inside(bwrap, base: Path)
     (base / "link").symlink_to(base / "real")
     status, output, not_started = probe(base / "link" / "venv" / "bin" / "python")
     assert (status, not_started) == (0, None), output
-    assert output.strip() == str(base / "link" / "venv")
+    assert output.splitlines()[0] == str(base / "link" / "venv")
 
 
-def test_no_bind_hides_a_mount_point_or_shows_the_runs_private_folders(tmp_path: Path) -> None:
+@pytest.mark.parametrize("base", ["/tmp"], indirect=True)
+def test_a_tmpdir_inside_the_virtualenv_is_bound_with_the_runs_folders_hidden(
+    bwrap, base: Path
+) -> None:
+    venv = virtualenv(base / "venv")
+    (venv / "tmp").mkdir()
+    status, output, not_started = probe(venv / "bin" / "python", tmpdir=venv / "tmp")
+    assert (status, not_started) == (0, None), output
+    prefix, seen = output.splitlines()
+    assert prefix == str(venv) and seen == "[]"
+
+
+def test_no_bind_hides_a_mount_point_or_lies_in_the_runs_own_folders(tmp_path: Path) -> None:
     from sandbox.bubblewrap import needed
 
     private = tmp_path / "scratch" / "run"
-    private.mkdir(parents=True)
-    path = os.pathsep.join(["/tmp", "/dev", "/", str(tmp_path), str(tmp_path / "scratch")])
+    (private / "bin").mkdir(parents=True)
+    path = os.pathsep.join(["/tmp", "/dev", "/", str(private), str(private / "bin")])
     targets = [target for _, target in needed([], {"PATH": path}, private=(private,))]
-    assert not {"/", "/tmp", "/dev", str(tmp_path), str(tmp_path / "scratch")} & set(targets)
+    assert not {"/", "/tmp", "/dev", str(private), str(private / "bin")} & set(targets)

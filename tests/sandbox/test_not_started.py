@@ -110,3 +110,28 @@ for fd in range(3, 64):
 def test_a_command_not_asked_to_report_never_holds_the_report(kind: str, tmp_path: Path) -> None:
     outcome = get_sandbox(kind).run([sys.executable, "-c", FORGE], tmp_path, Limits(), ENV)
     assert "wrote" not in outcome.output and outcome.not_started is None
+
+
+SHELL_PARENT = f"""
+import os, sys
+fd = int(os.environ["{READY_VARIABLE}"])
+os.write(fd, b"R")
+os.close(fd)
+# The shell that started this still holds the report: write there through its descriptor.
+try:
+    with open(f"/proc/{{os.getppid()}}/fd/{{fd}}", "wb", buffering=0) as report:
+        report.write(b"Ecannot execute python: forged")
+    print("wrote")
+except OSError:
+    print("could not")
+"""
+
+
+def test_what_runs_after_ready_is_not_believed_even_through_a_parent(
+    kind: str, tmp_path: Path
+) -> None:
+    (tmp_path / "forge.py").write_text(SHELL_PARENT)
+    # Two commands: the shell stays, as the parent of the first, holding the report.
+    command = ["/bin/sh", "-c", f"{sys.executable} forge.py; exit 1"]
+    outcome = get_sandbox(kind).run(command, tmp_path, Limits(), ENV, ready=True)
+    assert outcome.not_started is None and outcome.status == 1, outcome

@@ -1,27 +1,28 @@
-"""Exercism exercises: load them, run their tests, clean the test output. No model."""
+"""Exercism exercises in six languages: load them, run their tests, clean the test output.
+No model."""
 
-from exercism.exercise import Exercise, ExerciseError, copy_to, discover, load
-from exercism.testrun import (
-    HarnessError,
-    TestRun,
-    TestSetup,
-    clean,
-    pytest_command,
-    run_tests,
-    solution_of,
-)
+from exercism.exercise import Exercise, ExerciseError, copy_to, discover, layout, load
+from exercism.languages import LANGUAGES, Language, get_language
+from exercism.pytests import pytest_command
+from exercism.testrun import HarnessError, TestRun, TestSetup, clean, run_tests, solution_of
+from exercism.toolchain import ToolchainMissing
 
 __all__ = [
+    "LANGUAGES",
     "Exercise",
     "ExerciseError",
     "HarnessError",
+    "Language",
     "TestRun",
     "TestSetup",
     "clean",
     "copy_to",
     "discover",
+    "get_language",
+    "layout",
     "load",
     "pytest_command",
     "run_tests",
     "solution_of",
+    "ToolchainMissing",
 ]

@@ -7,6 +7,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from exercism.language import pair_examples
+
 INSTRUCTION_FILES = ("introduction.md", "instructions.md", "instructions.append.md")
 
 
@@ -22,20 +24,29 @@ class Exercise:
     """The stubs the model implements, relative to the folder."""
     test_files: tuple[str, ...]
     example_files: tuple[str, ...]
-    """A reference solution for each stub (in .meta/)."""
+    """The reference solution's files (in .meta/)."""
+    language: str = "python"
+    """The name of its language (see exercism.languages)."""
 
     def example_solution(self) -> dict[str, str]:
-        """The reference solution, keyed by the solution file it replaces."""
-        texts = [(self.folder / f).read_text() for f in self.example_files]
-        return dict(zip(self.solution_files, texts, strict=False))
+        """The reference solution, keyed by the file each example file's text goes to: the
+        stub it replaces (paired by extension and name, not by position), or a file of its
+        own beside the stubs (a Java helper class)."""
+        pairs = pair_examples(self.solution_files, self.example_files)
+        found = {target: (self.folder / example).read_text() for example, target in pairs.items()}
+        # A stub with no example of its own is part of the solution as it is (Rust's
+        # Cargo.toml, where the reference needs no crate).
+        stubs = [f for f in self.solution_files if f not in found and (self.folder / f).is_file()]
+        return {f: (self.folder / f).read_text() for f in stubs} | found
 
 
 class ExerciseError(Exception):
     """An exercise folder that cannot be used, with the reason."""
 
 
-def load(folder: Path) -> Exercise:
-    """The exercise in folder; ExerciseError if its .meta/config.json is missing or unusable."""
+def load(folder: Path, language: str = "python") -> Exercise:
+    """The exercise in folder, in that language; ExerciseError if its .meta/config.json is
+    missing or unusable."""
     config_path = folder / ".meta" / "config.json"
     try:
         files = json.loads(config_path.read_text())["files"]
@@ -43,19 +54,45 @@ def load(folder: Path) -> Exercise:
         example = tuple(files.get("example", ()))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ExerciseError(f"{folder.name}: cannot read {config_path}: {exc}") from None
+    from exercism.languages import get_language
+
+    unlisted = get_language(language).unlisted
+    example += tuple(f for f in unlisted if f not in example and (folder / f).is_file())
     docs = [folder / ".docs" / name for name in INSTRUCTION_FILES]
     instructions = "\n\n".join(p.read_text().strip() for p in docs if p.is_file())
-    return Exercise(folder.name, folder, instructions, solution, test, example)
+    return Exercise(folder.name, folder, instructions, solution, test, example, language)
+
+
+PRACTICE = ("exercises", "practice")
+"""Where a language's exercises lie in aider's layout: `<language>/exercises/practice/`."""
+
+
+def layout(root: Path, known: tuple[str, ...]) -> dict[str, Path]:
+    """Language -> its folder of exercises under root: each known language's
+    `<language>/exercises/practice` (aider's polyglot layout); root itself when it is one such
+    folder (named for its language by its place) or a flat folder of exercises (Python)."""
+    found = {name: root.joinpath(name, *PRACTICE) for name in known}
+    found = {name: folder for name, folder in found.items() if folder.is_dir()}
+    if found:
+        return found
+    parts = root.resolve().parts
+    if len(parts) >= 3 and parts[-2:] == PRACTICE and parts[-3] in known:
+        return {parts[-3]: root}
+    return {"python": root}
 
 
 def discover(
-    root: Path, keywords: tuple[str, ...] = (), limit: int | None = None
+    root: Path,
+    keywords: tuple[str, ...] = (),
+    limit: int | None = None,
+    language: str = "python",
 ) -> list[Exercise]:
-    """The exercises under root, in name order, whose names contain any of keywords."""
+    """The exercises of one language in the folder root, in name order, whose names contain
+    any of keywords."""
     folders = sorted(p for p in root.iterdir() if (p / ".meta" / "config.json").is_file())
     if keywords:
         folders = [p for p in folders if any(k in p.name for k in keywords)]
-    return [load(p) for p in folders[:limit]]
+    return [load(p, language) for p in folders[:limit]]
 
 
 def copy_to(exercise: Exercise, destination: Path) -> Path:

@@ -1,27 +1,29 @@
 """Running an exercise's tests on a model's solution, contained: a fresh copy of the pristine
-exercise plus only the solution files, in a sandbox with limits on the whole process tree and
-an allow-listed environment. Pass or fail is decided here, from the exit status and the test
-report, after the sandbox is gone; the output is cleaned so that identical results print
-identical text, and any secret of this process in it is redacted."""
+exercise plus only the solution files, every test switched on, in a sandbox with limits on the
+whole process tree and an allow-listed environment; what varies by language comes from its row
+(exercism/languages/). Pass or fail is decided here, after the sandbox is gone; the output is
+cleaned so that identical results print identical text, and any secret of this process in it
+is redacted."""
 
 from __future__ import annotations
 
-import ast
 import contextlib
+import fnmatch
 import functools
+import glob
 import re
-import sys
 import tempfile
-import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from exercism.exercise import Exercise, copy_to
-from sandbox import READY_VARIABLE, Limits, Sandbox, get_sandbox, redact
+from exercism.language import Language
+from exercism.languages import get_language
+from exercism.prepare import default_cache, is_prepared
+from exercism.toolchain import ToolchainMissing, locate
+from sandbox import Limits, Sandbox, get_sandbox, redact
 
-REPORT = ".coder-junit.xml"
-"""The test report pytest writes in the run's folder, read once the sandbox is gone."""
 ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
     "LANG": "C.UTF-8",
@@ -30,55 +32,28 @@ ENV = {
     # The user's pytest plugins would slow every run by a second or more, and change it.
     "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
 }
-"""The whole environment of the tests (an allow-list: no key of the user's reaches them)."""
-
-
-PYTEST = f"""\
-import os, sys
-here = sys.path.pop(0)  # the run's folder: none of its files may load before pytest is ready
-ready = os.environ.pop("{READY_VARIABLE}", None)
-import pytest
-
-
-class Ready:
-    def pytest_sessionstart(self, session):
-        if ready:
-            os.write(int(ready), b"R")
-            os.close(int(ready))
-        sys.path.insert(0, here)
-
-
-sys.exit(int(pytest.main(sys.argv[1:], plugins=[Ready()])))
-"""
-"""Runs pytest as `python -m pytest` would, saying it is ready once its session starts: its
-options and settings read, its plugins loaded, before it collects anything (which imports the
-solution). What fails before that is the harness's failure; what fails after it may be the
-solution's. The run's folder leaves the import path until then, so that no file there (a
-solution's `random.py`, say) is loaded by pytest's own imports."""
-
-
-def pytest_command(*options: str) -> list[str]:
-    """pytest run by this interpreter with options, as every test run of an exercise runs it
-    (no conftest.py, no cache, no user site-packages), saying when it is ready (ready=True)."""
-    command = [sys.executable, "-B", "-s", "-c", PYTEST, "-q", "-p", "no:cacheprovider"]
-    return [*command, "--noconftest", *options]
-
+"""The whole environment of the tests (an allow-list: no key of the user's reaches them),
+before the language's own settings and its toolchain's PATH."""
 
 class HarnessError(Exception):
     """The tests could not run, for a reason of the harness and not of the solution: the
-    sandbox did not start, the test runner could not be executed or stopped before it was
-    ready, the scratch folder could not be made. The message says which, with the sandbox's or
-    the toolchain's own words."""
+    sandbox did not start, the test runner or the toolchain could not be executed or stopped
+    before it was ready, the scratch folder could not be made, what the tests need was not
+    prepared. The message says which, with the sandbox's or the toolchain's own words."""
 
 
 @dataclass(frozen=True)
 class TestSetup:
-    """How tests run: the sandbox, its limits, the secrets to redact from what they print."""
+    """How tests run: the sandbox, its limits, the secrets to redact from what they print,
+    the prepared cache."""
 
     sandbox: Sandbox | None = None
     """None: the strongest sandbox this machine allows, chosen once."""
     limits: Limits = field(default_factory=Limits)
+    """Raised, for a language that needs more (a compile), to what it needs."""
     secrets: tuple[str, ...] = ()
+    cache: Path | None = None
+    """What `benchmark --prepare` fetched; None: the default place (exercism/prepare.py)."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +62,7 @@ class TestRun:
 
     passed: bool
     output: str
-    """pytest's output, cleaned of timings and temporary paths, secrets redacted."""
+    """The test runner's output, cleaned of timings and temporary paths, secrets redacted."""
     timed_out: bool = False
     seconds: float = 0.0
     exceeded: str | None = None
@@ -95,10 +70,16 @@ class TestRun:
 
 
 def solution_of(exercise: Exercise, workdir: Path) -> dict[str, str]:
-    """The solution files as the model left them in workdir (a symlink or a file that is not
-    text counts as missing: the tests then fail to import it)."""
+    """The solution files as the model left them in workdir, with the files its language lets
+    a solution add (a symlink or a file that is not text counts as missing: the tests then
+    fail to build or import it)."""
     found = {}
-    for name in exercise.solution_files:
+    added = [
+        str(Path(p).relative_to(workdir))
+        for pattern in get_language(exercise.language).extra_files
+        for p in sorted(glob.glob(str(workdir / pattern), recursive=True))
+    ]
+    for name in dict.fromkeys([*exercise.solution_files, *added]):
         path = workdir / name
         if path.is_file() and not path.is_symlink():
             try:
@@ -115,25 +96,23 @@ def run_tests(
     HarnessError when they could not run for a reason that is not the solution's."""
     setup = setup or TestSetup()
     sandbox = setup.sandbox or default_sandbox()
+    language = get_language(exercise.language)
+    cache = (setup.cache or default_cache({})).resolve()
+    env, shared = _environment(language, cache)
+    limits = language.limits(setup.limits)
     with _scratch() as scratch:
-        folder = _prepared(exercise, solution, scratch)
-        options = ["--tb=short", f"--junitxml={REPORT}", *exercise.test_files]
-        command = pytest_command(*options)
-        outcome = sandbox.run(command, folder, setup.limits, ENV, ready=True)
+        folder = _prepared(exercise, language, solution, scratch, cache)
+        command = language.runner.command(language, exercise, cache)
+        outcome = sandbox.run(command, folder, limits, env, ready=True, shared=shared)
         if outcome.not_started is not None:
             raise HarnessError(
-                f"the tests of {exercise.name} could not run ({sandbox.kind} sandbox):"
-                f" {redact(outcome.not_started, setup.secrets)}"
+                f"the tests of {exercise.name} ({language.title}) could not run"
+                f" ({sandbox.kind} sandbox): {redact(outcome.not_started, setup.secrets)}"
             )
-        outcomes = read_report(folder / REPORT)
-    expected = expected_tests(exercise)
-    passed = (
-        outcome.status == 0
-        and bool(outcomes)
-        and FAILED not in outcomes.values()
-        and all(outcomes.get(name) == PASSED for name in expected)
-    )
+        passed = language.runner.passed(language, exercise, folder, outcome)
     text = clean(outcome.output, folder, "/sandbox")
+    for pattern in language.noise:
+        text = re.sub(pattern, "", text)
     if outcome.exceeded:
         text += f"\nThe tests were stopped: they passed the {_LIMITS[outcome.exceeded]}."
     elif outcome.status == 0 and not passed:
@@ -150,6 +129,26 @@ def run_tests(
     )
 
 
+def _environment(language: Language, cache: Path) -> tuple[dict[str, str], tuple[Path, ...]]:
+    """The tests' environment and the folders they read besides the system's: the toolchain's
+    and the prepared cache's; HarnessError when either is missing."""
+    if not language.programs and language.prepare is None:
+        return dict(ENV), ()
+    try:
+        toolchain = locate(language)
+    except ToolchainMissing as exc:
+        raise HarnessError(str(exc)) from None
+    if not is_prepared(language, cache):
+        raise HarnessError(
+            f"{language.title}'s tests need what `benchmark --prepare {language.name}` fetches"
+            f" into {cache / language.name}, which is not there"
+        )
+    env = ENV | {"PATH": ":".join(toolchain.path)}
+    env |= {key: value.replace("{cache}", str(cache)) for key, value in language.env.items()}
+    shared = toolchain.folders + ((cache / language.name,) if language.prepare else ())
+    return env, shared
+
+
 @contextlib.contextmanager
 def _scratch() -> Iterator[Path]:
     """A temporary folder for one test run, removed after it; HarnessError if none can be made."""
@@ -161,21 +160,48 @@ def _scratch() -> Iterator[Path]:
         yield Path(path)
 
 
-def _prepared(exercise: Exercise, solution: Mapping[str, str], scratch: Path) -> Path:
-    """A fresh copy of the pristine exercise in scratch with the solution files written over
-    the stubs; HarnessError when the disk refuses."""
+def _prepared(
+    exercise: Exercise,
+    language: Language,
+    solution: Mapping[str, str],
+    scratch: Path,
+    cache: Path,
+) -> Path:
+    """The run's folder: a fresh copy of the pristine exercise in scratch (in a folder named
+    for it, for a nested language), every test switched on, the links to the prepared cache,
+    the solution files written over the stubs; HarnessError when the disk refuses."""
+    run_folder = scratch / exercise.name
     try:
-        folder = copy_to(exercise, scratch / exercise.name)
-        _writable(folder)
+        copy = copy_to(exercise, run_folder / exercise.name if language.nested else run_folder)
+        _writable(run_folder)
+        for name in exercise.test_files:
+            if language.unskip and (copy / name).is_file():
+                (copy / name).write_text(language.unskipped((copy / name).read_text()))
+        for name, target in language.links.items():
+            (copy / name).symlink_to(target.replace("{cache}", str(cache)))
+        allowed = _allowed(exercise, language, solution)
         for name in exercise.solution_files:
-            (folder / name).unlink(missing_ok=True)
-            if name in solution:
-                (folder / name).write_text(solution[name], encoding="utf-8")
+            (copy / name).unlink(missing_ok=True)
+        for name in allowed:
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            (copy / name).write_text(solution[name], encoding="utf-8")
     except OSError as exc:
         raise HarnessError(
             f"the scratch copy of {exercise.name} could not be made: {exc}"
         ) from None
-    return folder
+    return run_folder
+
+
+def _allowed(exercise: Exercise, language: Language, solution: Mapping[str, str]) -> list[str]:
+    """The files of solution written to the run: the solution files, and the files its
+    language lets a solution add that are none of the exercise's other files."""
+    names = []
+    for name in solution:
+        added = any(fnmatch.fnmatch(name, p) for p in language.extra_files)
+        safe = ".." not in Path(name).parts and not Path(name).is_absolute()
+        if name in exercise.solution_files or (added and safe and name not in exercise.test_files):
+            names.append(name)
+    return names
 
 
 def _writable(folder: Path) -> None:
@@ -198,54 +224,6 @@ _LIMITS = {
 def default_sandbox() -> Sandbox:
     """The strongest sandbox this machine allows, chosen once per process."""
     return get_sandbox("auto")
-
-
-def expected_tests(exercise: Exercise) -> set[str]:
-    """The tests the pristine test files define and do not skip, as "Class.test_name" (or
-    "test_name" at module level): every one must be in the report, and pass."""
-    names = set()
-    for name in exercise.test_files:
-        try:
-            tree = ast.parse((exercise.folder / name).read_text())
-        except (OSError, SyntaxError, ValueError):
-            continue
-        for node in tree.body:
-            if _is_test(node):
-                names.add(node.name)
-            elif isinstance(node, ast.ClassDef) and not _skipped(node):
-                names.update(f"{node.name}.{item.name}" for item in node.body if _is_test(item))
-    return names
-
-
-def _is_test(node: ast.AST) -> bool:
-    return isinstance(node, ast.FunctionDef) and node.name.startswith("test") and not _skipped(node)
-
-
-def _skipped(node: ast.FunctionDef | ast.ClassDef) -> bool:
-    """Whether a decorator of the pristine file skips it (unittest.skip, pytest.mark.skip...)."""
-    return any("skip" in ast.unparse(d).lower() for d in node.decorator_list)
-
-
-PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
-
-
-def read_report(path: Path) -> dict[str, str]:
-    """Test ("Class.test" or "test") -> passed, failed or skipped, from pytest's JUnit XML;
-    empty if unreadable."""
-    try:
-        tree = ET.parse(path)
-    except (OSError, ET.ParseError):
-        return {}
-    outcomes = {}
-    for case in tree.iter("testcase"):
-        module_and_class = case.get("classname", "")
-        owner = module_and_class.rsplit(".", 1)[-1] if "." in module_and_class else ""
-        name = f"{owner}.{case.get('name', '')}" if owner else case.get("name", "")
-        if any(case.find(tag) is not None for tag in ("failure", "error")):
-            outcomes[name] = FAILED
-        elif outcomes.get(name) != FAILED:
-            outcomes[name] = SKIPPED if case.find("skipped") is not None else PASSED
-    return outcomes
 
 
 def clean(output: str, *workdirs: Path | str) -> str:

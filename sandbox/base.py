@@ -66,10 +66,12 @@ class Sandbox(Protocol):
         env: Mapping[str, str],
         cancel: threading.Event | None = None,
         ready: bool = False,
+        shared: Sequence[Path] = (),
     ) -> Outcome:
         """Run command with folder as its working directory (and only writable place), with
         exactly env as its environment, within limits; setting cancel stops it (exceeded is
         then "cancelled"). With ready, the command writes one byte to the descriptor that
         $SANDBOX_READY_FD names once its own start-up is done, before it runs anything
-        untrusted, and closes it; a run that never does counts as not started."""
+        untrusted, and closes it; a run that never does counts as not started. shared: folders
+        the run reads besides the system's (a toolchain, a prepared cache), never writes."""
         ...

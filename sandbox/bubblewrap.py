@@ -74,13 +74,14 @@ class Bubblewrap:
         env: Mapping[str, str],
         cancel: threading.Event | None = None,
         ready: bool = False,
+        shared: Sequence[Path] = (),
     ) -> Outcome:
         """Run command in the sandbox with folder bound writable at /sandbox."""
         with (
             tempfile.TemporaryDirectory(prefix="coder-sandbox-tmp-") as tmp,
             Launch(ready) as launch,
         ):
-            argv = self.argv(command, folder, Path(tmp), env, launch)
+            argv = self.argv(command, folder, Path(tmp), env, launch, shared)
             inside = launch.env(env) | {"HOME": INSIDE, "TMPDIR": "/tmp"}
             outcome = tree.run(
                 argv,
@@ -102,6 +103,7 @@ class Bubblewrap:
         tmp: Path,
         env: Mapping[str, str],
         launch: Launch | None = None,
+        shared: Sequence[Path] = (),
     ) -> list[str]:
         """The bwrap command line: namespaces, the read-only binds, the writable folder, then
         the command (through the launcher, when there is one)."""
@@ -114,7 +116,7 @@ class Bubblewrap:
         # After the mounts above, so that none of them hides what the run needs (a
         # virtualenv under /tmp, say).
         private = (folder, tmp)
-        for source, target in needed(command, env, private):
+        for source, target in needed(command, env, private, shared):
             argv += ["--ro-bind", source, target]
             argv += [a for under in _covered(source, target, private) for a in ("--tmpfs", under)]
         argv += ["--chdir", INSIDE, "--remount-ro", "/"]
@@ -126,12 +128,15 @@ MOUNTS = ("/proc", "/dev", "/tmp", INSIDE)
 
 
 def needed(
-    command: Sequence[str], env: Mapping[str, str], private: Sequence[Path] = ()
+    command: Sequence[str],
+    env: Mapping[str, str],
+    private: Sequence[Path] = (),
+    shared: Sequence[Path] = (),
 ) -> list[tuple[str, str]]:
     """(host folder, where the run sees it) for the folders outside the system ones that the
     command needs to read: the Python installation running coder, its standard library and
     site-packages (the tests and the launcher run with it), the command's own folder and the
-    folders on the run's PATH. Each is bound where it really is and where the run names it (a
+    folders on the run's PATH, and the shared folders asked for. Each is bound where it really is and where the run names it (a
     path through a symlink), once: not under a folder bound already, nor under the system
     folders, which show it already. Never a folder inside a private one (the run's own, or its
     /tmp), or one holding a mount point of the sandbox, which would hide it; a folder holding
@@ -144,6 +149,7 @@ def needed(
     if command and os.path.isabs(command[0]):
         wanted.append(os.path.dirname(command[0]))
     wanted += [p for p in env.get("PATH", "").split(os.pathsep) if os.path.isabs(p)]
+    wanted += [str(p) for p in shared]
     hidden = [os.path.realpath(p) for p in private]
     pairs = set()
     for path in wanted:

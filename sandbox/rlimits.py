@@ -43,6 +43,7 @@ class Rlimits:
         env: Mapping[str, str],
         cancel: threading.Event | None = None,
         ready: bool = False,
+        shared: Sequence[Path] = (),
     ) -> Outcome:
         """Run command in folder under the keeper."""
         with Launch(ready) as launch:

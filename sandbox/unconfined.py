@@ -30,6 +30,7 @@ class Unconfined:
         env: Mapping[str, str],
         cancel: threading.Event | None = None,
         ready: bool = False,
+        shared: Sequence[Path] = (),
     ) -> Outcome:
         """Run command in folder."""
         with Launch(ready) as launch:

@@ -36,8 +36,8 @@ class Hollow(Bubblewrap):
     """bubblewrap that starts, mounts everything, then finds no interpreter: an empty folder
     hides the one the run would execute, as a bind gone wrong would."""
 
-    def argv(self, command, folder, tmp, env, launch=None) -> list[str]:
-        argv = super().argv(command, folder, tmp, env, launch)
+    def argv(self, command, folder, tmp, env, launch=None, shared=()) -> list[str]:
+        argv = super().argv(command, folder, tmp, env, launch, shared)
         hidden = os.path.dirname(os.path.realpath(sys.executable))
         at = argv.index("--")
         return [*argv[:at], "--tmpfs", hidden, *argv[at:]]
@@ -60,8 +60,9 @@ class Unrunnable:
         env: Mapping[str, str],
         cancel: threading.Event | None = None,
         ready: bool = False,
+        shared: Sequence[Path] = (),
     ) -> Outcome:
         self.runs += 1
         if self.runs > self.good:
             command = [self.missing, *command[1:]]
-        return self.real.run(command, folder, limits, env, cancel, ready)
+        return self.real.run(command, folder, limits, env, cancel, ready, shared)

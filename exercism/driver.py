@@ -1,0 +1,89 @@
+"""Every language's tests but Python's: a driver run inside the sandbox (by this interpreter, a
+script given with -c, importing nothing of the project) checks that every program of the test
+commands is there, runs the language's probe (the toolchain ran at all in the sandbox), says
+it is ready, then runs the test commands in turn. What fails before ready is the harness's;
+compile errors, failing tests and timeouts after it are the solution's. A pass is exit status
+0 and the test runner's own closing line."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sandbox import READY_VARIABLE, Outcome
+
+if TYPE_CHECKING:
+    from exercism.exercise import Exercise
+    from exercism.language import Language
+
+DRIVER = f"""\
+import glob, json, os, shutil, subprocess, sys
+spec = json.loads(sys.argv[1])
+ready = os.environ.pop("{READY_VARIABLE}", None)
+here = os.getcwd()
+env = dict(os.environ)
+env.update({{k: v.replace("{{here}}", here) for k, v in spec["env"].items()}})
+os.chdir(spec["cwd"])
+
+
+def words(argv):
+    for word in argv:
+        if word.startswith("glob:"):
+            yield from sorted(glob.glob(word[5:], recursive=True)) or [word[5:]]
+        else:
+            yield word.replace("{{here}}", here)
+
+
+def not_ready(why):
+    print(why, flush=True)
+    sys.exit(125)
+
+
+for argv in [spec["probe"], *spec["steps"]]:
+    if argv and shutil.which(argv[0], path=env.get("PATH")) is None:
+        not_ready(f"{{argv[0]}} is not on the tests' PATH in the sandbox: {{env.get('PATH')}}")
+if spec["probe"]:
+    try:
+        probe = subprocess.run(list(words(spec["probe"])), env=env, capture_output=True)
+    except OSError as exc:
+        not_ready(f"{{spec['probe'][0]}} cannot run: {{exc}}")
+    if probe.returncode != 0:
+        said = (probe.stdout + probe.stderr).decode(errors="replace").strip()
+        not_ready(f"{{' '.join(spec['probe'])}} failed ({{probe.returncode}}): {{said[-3000:]}}")
+if ready:
+    os.write(int(ready), b"R")
+    os.close(int(ready))
+for argv in spec["steps"]:
+    code = subprocess.call(list(words(argv)), env=env)
+    if code != 0:
+        sys.exit(128 - code if code < 0 else code)
+"""
+"""The driver; its argument is the JSON of Steps.spec(). Exit status 125 before ready."""
+
+
+class Steps:
+    """The runner of the languages whose tests are a probe and commands (Language.steps)."""
+
+    def command(self, language: Language, exercise: Exercise, cache: Path) -> list[str]:
+        """The driver with the language's probe, commands and environment."""
+        return [sys.executable, "-I", "-S", "-B", "-c", DRIVER, self.spec(language, exercise, cache)]
+
+    def spec(self, language: Language, exercise: Exercise, cache: Path) -> str:
+        """What the driver runs, as JSON: {cache} filled in here, {here} inside the sandbox."""
+        fill = lambda text: text.replace("{cache}", str(cache))  # noqa: E731
+        return json.dumps(
+            {
+                "cwd": exercise.name if language.nested else ".",
+                "probe": [fill(w) for w in language.probe],
+                "steps": [[fill(w) for w in step] for step in language.steps],
+                "env": {k: fill(v) for k, v in language.env.items()},
+            }
+        )
+
+    def passed(self, language: Language, exercise: Exercise, folder: Path, run: Outcome) -> bool:
+        """Exit status 0 and the test runner's closing line in the output."""
+        closing = language.passed is None or re.search(language.passed, run.output)
+        return run.status == 0 and bool(closing)

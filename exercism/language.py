@@ -1,0 +1,165 @@
+"""What varies by language in running an exercise's tests, as data: one frozen Language per
+language (exercism/languages/ holds the rows), and the procedure in exercism/testrun.py."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from exercism.driver import Steps
+from sandbox import Limits, Outcome
+
+if TYPE_CHECKING:
+    from exercism.exercise import Exercise
+
+NO_NEEDS = Limits(seconds=0, cpu_seconds=0, memory=0, processes=0, file_size=0)
+
+
+class Runner(Protocol):
+    """How a language's tests are run in the sandbox and judged once it is gone."""
+
+    def command(self, language: Language, exercise: Exercise, cache: Path) -> list[str]:
+        """The command run in the run's folder; it says when it is ready (see Sandbox.run)."""
+        ...
+
+    def passed(self, language: Language, exercise: Exercise, folder: Path, run: Outcome) -> bool:
+        """Whether the run shows every test passing."""
+        ...
+
+
+Prepare = Callable[[Path, Sequence["Exercise"], Callable[[str], None]], None]
+"""Fetches what a language's tests need into a folder (made, empty), given the exercises of
+the language that were found and a function to say what it does."""
+
+
+@dataclass(frozen=True)
+class Language:
+    """One language of the benchmark: its files, its test commands, its toolchain, what the
+    tests need from the registries, and how a pass shows."""
+
+    name: str
+    """As --languages takes it, and the folder of aider's layout (`go/exercises/practice`)."""
+    title: str
+    """As people write it, for the model's instructions and the reports."""
+    library: str
+    """What a solution may use, for the instructions ("the Go standard library")."""
+    fence: str
+    """The language's tag on a fenced code block."""
+    programs: tuple[str, ...]
+    """The toolchain's programs, found on this machine's PATH at start."""
+    install: str
+    """How to install the toolchain, for the refusal when one of its programs is missing."""
+    files: tuple[str, ...] = ()
+    """Files the tests need from the system (headers), checked with the programs."""
+    root: tuple[str, ...] = ()
+    """A command printing the toolchain's own folder, when it lies outside the system folders:
+    its bin goes first on the tests' PATH and it is bound read-only in the sandbox."""
+    system: tuple[str, ...] = ()
+    """Globs of system folders outside those every sandbox binds that the toolchain reads
+    (the JDK's settings under /etc), bound read-only."""
+    runner: Runner = field(default_factory=Steps)
+    probe: tuple[str, ...] = ()
+    """Run in the sandbox before the tests: the toolchain ran at all there. Its failure is the
+    harness's, and the tests run only after it ("ready"); {cache} is the prepared cache."""
+    steps: tuple[tuple[str, ...], ...] = ()
+    """The test commands, in order, each run when the one before passed; a word with * is a
+    glob in the run's folder; {cache} and {here} (the run's folder) are filled in."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Added to the tests' environment, {cache} and {here} filled in."""
+    links: Mapping[str, str] = field(default_factory=dict)
+    """Symlinks made in the run's folder to the prepared cache (`node_modules`)."""
+    unskip: tuple[tuple[str, str], ...] = ()
+    """(pattern, replacement) applied to the test files, so that every test runs."""
+    passed: str | None = None
+    """A pattern the output must match, beside exit status 0, for a pass: the test runner's
+    own closing line (a solution that exits early with 0 does not print it)."""
+    noise: tuple[str, ...] = ()
+    """Patterns taken out of the output beside the common ones (exercism.clean): the runner's
+    timings, so that identical results print identical text."""
+    nested: bool = False
+    """The run's folder holds a folder named for the exercise, where the commands run (cmake
+    names the project for the folder it is in)."""
+    unlisted: tuple[str, ...] = ()
+    """Reference files that .meta/config.json does not list, where they exist (Rust's
+    .meta/Cargo-example.toml: the manifest with the crates the reference uses)."""
+    extra_files: tuple[str, ...] = ()
+    """Globs of files a solution may add beside its stubs (a Java helper class)."""
+    needs: Limits = NO_NEEDS
+    """The least a test run is given whatever the run's limits say: a compile takes its time,
+    a JVM its threads."""
+    prepare: Prepare | None = None
+    """What `benchmark --prepare` does for it, into the cache's folder named for it; None when
+    its tests need nothing from the registries."""
+
+    def unskipped(self, text: str) -> str:
+        """A test file's text with every skip taken out."""
+        for pattern, replacement in self.unskip:
+            text = re.sub(pattern, replacement, text)
+        return text
+
+    def limits(self, given: Limits) -> Limits:
+        """The given limits raised to what this language needs at least."""
+        return Limits(
+            seconds=max(given.seconds, self.needs.seconds),
+            cpu_seconds=max(given.cpu_seconds, self.needs.cpu_seconds),
+            memory=max(given.memory, self.needs.memory),
+            processes=max(given.processes, self.needs.processes),
+            file_size=max(given.file_size, self.needs.file_size),
+        )
+
+    def filled(self, text: str, cache: Path, here: str) -> str:
+        """text with {cache} and {here} filled in."""
+        return text.replace("{cache}", str(cache)).replace("{here}", here)
+
+
+GENERIC = re.compile(r"^(example|proof)|-example")
+"""Example files named for no solution file (`example.rs`, `proof.ci.js`,
+`Cargo-example.toml`): they pair with the solution file of their extension."""
+
+
+def pair_examples(solution: tuple[str, ...], examples: tuple[str, ...]) -> dict[str, str]:
+    """Example file -> the file its text goes to: a generic example to the solution file of
+    its extension (by position among several), a named one to the solution file of its name,
+    or, named for none (a helper class), beside the solution files of its extension."""
+    pairs: dict[str, str] = {}
+    used: set[str] = set()
+    for example in examples:
+        name = Path(example).name
+        suffix = _suffix(name)
+        same = [s for s in solution if _suffix(Path(s).name) == suffix]
+        named = [s for s in same if Path(s).name == name]
+        if GENERIC.search(name):
+            free = [s for s in same if s not in used] or same
+            target = free[0] if free else None
+        else:
+            target = named[0] if named else (_beside(same[0], name) if same else None)
+        if target is not None:
+            pairs[example] = target
+            used.add(target)
+    return pairs
+
+
+def _suffix(name: str) -> str:
+    return Path(name).suffix
+
+
+def _beside(path: str, name: str) -> str:
+    parent = Path(path).parent
+    return name if str(parent) == "." else f"{parent}/{name}"
+
+
+def run(command: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None) -> str:
+    """A preparing command run on this machine (never on a solution); its output, or OSError
+    with its last words when it fails."""
+    done = subprocess.run(
+        list(command), cwd=cwd, env=os.environ | dict(env or {}), capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        said = (done.stdout + done.stderr).strip()[-2000:]
+        raise OSError(f"{' '.join(command)} failed (exit status {done.returncode}): {said}")
+    return done.stdout

@@ -1,0 +1,91 @@
+"""Java: the exercises' Gradle wrapper downloads Gradle, which a contained, offline run cannot
+do, so the tests are compiled with javac and run by JUnit 5's console launcher, with the jars
+their build files name (JUnit, AssertJ, RxJava, org.json) fetched by --prepare through Maven.
+`@Disabled` is taken out of the tests, bare or with a reason."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from exercism.exercise import Exercise
+from exercism.language import Language, run
+from sandbox import Limits
+
+JARS = (
+    ("org.junit.platform", "junit-platform-console-standalone", "1.10.0"),
+    ("org.assertj", "assertj-core", "3.25.1"),
+    ("io.reactivex.rxjava2", "rxjava", "2.2.12"),
+    ("org.json", "json", "20190722"),
+)
+"""The test and solution dependencies of the exercises' build.gradle files (JUnit's console
+launcher at the version of their junit-bom), fetched with their own dependencies."""
+CLASSPATH = "{here}/.build:{cache}/java/jars/*"
+
+POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>coder.benchmark</groupId>
+  <artifactId>polyglot-java</artifactId>
+  <version>1</version>
+  <dependencies>
+{dependencies}
+  </dependencies>
+</project>
+"""
+DEPENDENCY = (
+    "    <dependency><groupId>{0}</groupId><artifactId>{1}</artifactId>"
+    "<version>{2}</version></dependency>"
+)
+
+
+def prepare(folder: Path, exercises: Sequence[Exercise], say: Callable[[str], None]) -> None:
+    """The jars and what they depend on, copied by Maven into folder/jars."""
+    names = ", ".join(f"{a} {v}" for _, a, v in JARS)
+    say(f"fetching {names} from Maven Central into {folder / 'jars'}")
+    dependencies = "\n".join(DEPENDENCY.format(*jar) for jar in JARS)
+    (folder / "pom.xml").write_text(POM.format(dependencies=dependencies))
+    goal = "dependency:copy-dependencies"
+    run(["mvn", "-q", "-B", goal, f"-DoutputDirectory={folder / 'jars'}"], folder)
+    (folder / "pom.xml").unlink()
+
+
+LANGUAGE = Language(
+    name="java",
+    title="Java",
+    library="the Java standard library",
+    fence="java",
+    programs=("javac", "java"),
+    install="install a JDK 17 or newer (apt-get install openjdk-17-jdk-headless)",
+    system=("/etc/java-*",),
+    probe=("java", "-version"),
+    steps=(
+        (
+            "javac",
+            "-d",
+            "{here}/.build",
+            "-encoding",
+            "UTF-8",
+            "-cp",
+            CLASSPATH,
+            "glob:src/main/java/**/*.java",
+            "glob:src/test/java/**/*.java",
+        ),
+        (
+            "java",
+            "-cp",
+            CLASSPATH,
+            "org.junit.platform.console.ConsoleLauncher",
+            "execute",
+            "--scan-class-path",
+            "--disable-banner",
+            "--details=summary",
+            "--fail-if-no-tests",
+        ),
+    ),
+    unskip=((r"@Disabled\b(\([^)]*\))?", ""),),
+    passed=r"(?s)\[\s*[1-9]\d* tests successful\s*\].*\[\s*0 tests failed\s*\]",
+    extra_files=("src/main/java/*.java",),
+    noise=(r"after \d+ ms",),
+    needs=Limits(seconds=120, cpu_seconds=240, memory=0, processes=512, file_size=0),
+    prepare=prepare,
+)

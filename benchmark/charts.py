@@ -75,6 +75,41 @@ def pass_rates(bars: list[Bar], title: str, targets: list[Path]) -> list[Path]:
     return _save(figure, targets)
 
 
+def by_language(
+    series: dict[str, dict[str, tuple[float, float, int]]], targets: list[Path]
+) -> list[Path]:
+    """A bar group per language, a bar per run in each: the pass rate after try 1, what the
+    later tries added stacked on it, the language's exercise count under its name."""
+    plt = _pyplot()
+    languages = list(dict.fromkeys(lang for rates in series.values() for lang in rates))
+    width = 0.8 / len(series)
+    figure, axes = plt.subplots(figsize=(max(6.0, 1.1 * len(languages) * len(series) + 2), 5))
+    shades = plt.get_cmap("tab10")
+    for n, (name, rates) in enumerate(series.items()):
+        xs = [i + (n - (len(series) - 1) / 2) * width for i, lang in enumerate(languages)]
+        first = [rates.get(lang, (0.0, 0.0, 0))[0] for lang in languages]
+        last = [rates.get(lang, (0.0, 0.0, 0))[1] for lang in languages]
+        added = [max(0.0, b - a) for a, b in zip(first, last, strict=True)]
+        axes.bar(xs, first, width=width, color=shades(n), label=f"{name}: try 1")
+        drawn = axes.bar(
+            xs, added, width=width, bottom=first, color=shades(n), alpha=0.4, label="later tries"
+        )
+        axes.bar_label(drawn, labels=[f"{v:.0f}" for v in last], fontsize=7)
+    counts = {
+        lang: max(rates[lang][2] for rates in series.values() if lang in rates)
+        for lang in languages
+    }
+    axes.set_xticks(
+        range(len(languages)), [f"{lang}\n{counts[lang]} exercises" for lang in languages]
+    )
+    axes.set_ylabel("exercises passed (%)")
+    axes.set_ylim(0, 124)
+    axes.set_yticks(range(0, 101, 20))
+    axes.set_title("Pass rates by language (faint: passed only at a later try)", fontsize=10)
+    axes.legend(loc="upper center", ncol=2, fontsize=7, frameon=False)
+    return _save(figure, targets)
+
+
 def _ranges(axes, x: float, bar: Bar) -> None:
     """The min-max range of each rate over the repeats, where there are repeats."""
     if len(bar.last) < 2:

@@ -14,6 +14,8 @@ from pathlib import Path
 from benchmark import report
 from benchmark.limiter import RateLimiter
 from benchmark.runner import RunSettings
+from exercism import LANGUAGES
+from exercism.prepare import VARIABLE
 from sandbox import KINDS
 
 DEFAULT_EXERCISES = Path("..") / "shared" / "exercism-python" / "practice"
@@ -52,10 +54,38 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--num-tests", type=int, help="run only the first N exercises")
     p.add_argument("--keywords", help="comma-separated parts of exercise names to select")
-    p.add_argument("--exercises-dir", type=Path, default=DEFAULT_EXERCISES)
+    p.add_argument(
+        "--exercises-dir",
+        type=Path,
+        default=DEFAULT_EXERCISES,
+        help="a folder of practice exercises, or aider's polyglot set"
+        " (<language>/exercises/practice/ for each language)",
+    )
+    p.add_argument(
+        "--languages",
+        metavar="LANGUAGES",
+        help=f"comma-separated, of {', '.join(LANGUAGES)} (default: every one found)",
+    )
+    p.add_argument(
+        "--prepare",
+        metavar="LANGUAGES",
+        help="fetch what these languages' tests need (jars, crates, jest, Go's build cache)"
+        " into the cache, then stop; a run does it on first use",
+    )
+    p.add_argument(
+        "--cache-dir",
+        type=Path,
+        help=f"where --prepare puts what it fetches (default: ${VARIABLE}, else"
+        " ~/.cache/coder/polyglot)",
+    )
     p.add_argument("--runs-dir", type=Path, default=Path("benchmark-runs"))
     p.add_argument("--repeat", type=int, default=1, help="run everything N times")
-    p.add_argument("--test-timeout", type=float, default=60.0, help="seconds per test run")
+    p.add_argument(
+        "--test-timeout",
+        type=float,
+        default=60.0,
+        help="seconds per test run (a compiled language's runs get at least what it needs)",
+    )
     p.add_argument(
         "--sandbox",
         default="auto",
@@ -123,10 +153,19 @@ def _main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from exercism import discover
+    from benchmark import polyglot
+    from coder.errors import UsageError
 
+    try:
+        folders = polyglot.chosen(args.exercises_dir, args.prepare or args.languages)
+    except UsageError as exc:
+        print(f"benchmark: {exc}", file=sys.stderr)
+        return 2
+    args.language_names = list(folders)
+    if args.prepare:
+        return _refused(list(folders)) or _prepare(args, folders, force=True)
     keywords = tuple(k for k in (args.keywords or "").split(",") if k)
-    exercises = discover(args.exercises_dir, keywords, args.num_tests)
+    exercises = polyglot.exercises(folders, keywords, args.num_tests)
     if not exercises:
         print(
             f"benchmark: no exercise in {args.exercises_dir} matches --keywords"
@@ -166,7 +205,47 @@ def _main(args: argparse.Namespace) -> int:
     if args.rpm is not None and args.rpm <= 0:
         print(f"benchmark: --rpm takes a number above 0, not {args.rpm}", file=sys.stderr)
         return 2
-    return _run_all(args, exercises, models, formats)
+    if args.candidate_tests and args.language_names != ["python"]:
+        print("benchmark: --candidate-tests runs Python's tests only", file=sys.stderr)
+        return 2
+    languages = list(dict.fromkeys(e.language for e in exercises))
+    return (
+        _refused(languages)
+        or _prepare(args, {n: folders[n] for n in languages})
+        or _run_all(args, exercises, models, formats)
+    )
+
+
+def _refused(languages: list[str]) -> int:
+    """2 when a language's toolchain is incomplete here (said which, with how to install
+    it), before any model is asked anything; else 0."""
+    from benchmark import polyglot
+
+    refused = polyglot.refusals(languages)
+    for why in refused:
+        print(f"benchmark: {why}", file=sys.stderr)
+    if refused:
+        print(
+            "benchmark: nothing was run and no model was asked anything; install it, or leave"
+            " the language out with --languages",
+            file=sys.stderr,
+        )
+    return 2 if refused else 0
+
+
+def _prepare(args: argparse.Namespace, folders: dict[str, Path], force: bool = False) -> int:
+    """What the languages' tests need, fetched into the cache where it is missing (anew, with
+    force); 2 (said why) when a fetch fails."""
+    from benchmark import polyglot
+    from benchmark.jobs import cache_dir
+
+    cache = cache_dir(args)
+    try:
+        polyglot.prepared(folders, cache, force)
+    except OSError as exc:
+        print(f"benchmark: preparing the tests into {cache} failed: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _run_all(args: argparse.Namespace, exercises, models: list[str], formats: list[str]) -> int:

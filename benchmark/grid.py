@@ -14,7 +14,7 @@ from pathlib import Path
 
 from benchmark import report
 from benchmark.runner import RunSettings
-from exercism import Exercise
+from exercism import LANGUAGES, Exercise
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,19 @@ def run_folder(args: argparse.Namespace, model: str, fmt: str, repeat: int) -> P
     name += "--rtc" if args.rtc else ""
     name += "--rtc-reference" if args.rtc_reference else ""
     name += "--consistent" if args.consistency_prompt else ""
+    languages = getattr(args, "language_names", ["python"])
+    if languages != ["python"]:
+        name += "--" + ("polyglot" if len(languages) == len(LANGUAGES) else "-".join(languages))
     return args.runs_dir / (name if args.repeat == 1 else f"{name}--r{repeat}")
+
+
+def result_path(folder: Path, exercise: Exercise) -> Path:
+    """Where a run keeps an exercise's result: results/NAME.json for Python (as ever), and
+    results/LANGUAGE/NAME.json for the others (five languages have a bowling)."""
+    results = folder / "results"
+    if exercise.language != "python":
+        results = results / exercise.language
+    return results / f"{exercise.name}.json"
 
 
 def model_label(args: argparse.Namespace, model: str) -> str:
@@ -66,10 +78,13 @@ def summarize(
 ) -> dict:
     """The run's summary from its saved results, also written to its folder."""
     # An exercise with no result (its Ray worker was lost, say) counts as not run.
-    saved = [run.folder / "results" / f"{e.name}.json" for e in exercises]
+    saved = [result_path(run.folder, e) for e in exercises]
     results = [json.loads(path.read_text()) for path in saved if path.exists()]
     tries = settings.tries if settings.attempts else 0
     summary = report.summarize(results, len(exercises), tries)
+    languages = list(dict.fromkeys(e.language for e in exercises))
+    if languages != ["python"]:
+        summary["languages"] = report.by_language(results, [e.language for e in exercises], tries)
     summary |= {"model": model_label(args, run.model), "edit_format": run.edit_format}
     summary |= {"repeat": run.repeat}
     summary |= {"date": run.folder.name[:10], "candidates": args.candidates, "rtc": args.rtc}

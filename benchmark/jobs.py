@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from benchmark.grid import RunPlan, model_label
+from benchmark.grid import RunPlan, model_label, result_path
 from benchmark.limiter import LimitedModel, Limiter
 from benchmark.runner import ExerciseResult, RunSettings, run_exercise
 from coder.seams.model import Model
@@ -34,7 +34,7 @@ class Job:
     @property
     def path(self) -> Path:
         """Where the job's result is saved."""
-        return self.run.folder / "results" / f"{self.exercise.name}.json"
+        return result_path(self.run.folder, self.exercise)
 
 
 OnDone = Callable[[Job, dict], None]
@@ -110,7 +110,7 @@ def model_factory(
             from benchmark.oracle import oracle_factory
 
             oracle = oracle_factory(model_name == "oracle-retry", args.oracle_latency)
-            model = oracle(fmt, workdir, exercise.example_solution())
+            model = oracle(fmt, workdir, exercise.example_solution(), exercise.language)
         else:
             model = _hosted(args, model_name)
         return LimitedModel(model, limiter) if limiter else model
@@ -138,10 +138,19 @@ def _hosted(args: argparse.Namespace, name: str) -> Model:
 
 
 def test_setup(args: argparse.Namespace):
-    """The sandbox, limits and secrets of the test runs, made where the tests run (on a Ray
-    worker: that worker's machine and environment). SandboxError if the sandbox is unusable."""
+    """The sandbox, limits, secrets and prepared cache of the test runs, made where the tests
+    run (on a Ray worker: that worker's machine and environment). SandboxError if the sandbox
+    is unusable."""
     from exercism import TestSetup
     from sandbox import Limits, get_sandbox, secret_values
 
     sandbox = get_sandbox(args.sandbox)
-    return TestSetup(sandbox, Limits(seconds=args.test_timeout), secret_values(os.environ))
+    limits = Limits(seconds=args.test_timeout)
+    return TestSetup(sandbox, limits, secret_values(os.environ), cache_dir(args))
+
+
+def cache_dir(args: argparse.Namespace) -> Path:
+    """The prepared cache: --cache-dir, else $CODER_POLYGLOT_CACHE, else the user's cache."""
+    from exercism.prepare import default_cache
+
+    return args.cache_dir or default_cache(os.environ)

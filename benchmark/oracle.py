@@ -1,5 +1,5 @@
 """Scripted "oracle" models that answer an exercise with its reference solution, in any edit
-format: the proof that the harness counts right."""
+format and any language of the benchmark: the proof that the harness counts right."""
 
 from __future__ import annotations
 
@@ -13,32 +13,39 @@ from pathlib import Path
 from coder.prompt import FILES_INTRO
 from coder.seams.model import Completion, Request
 from editformats import ToolCall
+from exercism import get_language
 
 
-def reply_for(fmt: str, current: Mapping[str, str], wanted: Mapping[str, str]) -> Completion:
-    """A reply in format fmt that turns each current file text into the wanted one."""
+def reply_for(
+    fmt: str, current: Mapping[str, str], wanted: Mapping[str, str], fence: str = "python"
+) -> Completion:
+    """A reply in format fmt that turns each current file text into the wanted one (a file
+    whose current text is empty is made), its code blocks tagged with fence."""
     if fmt == "whole-func":
         files = [{"path": p, "content": t} for p, t in wanted.items()]
         args = json.dumps({"explanation": "The solution.", "files": files})
         return Completion(tool_calls=(ToolCall("write_file", args),))
     if fmt == "diff-func":
         edits = [
-            {"path": p, "original_lines": current[p], "updated_lines": t} for p, t in wanted.items()
+            {"path": p, "original_lines": current.get(p, ""), "updated_lines": t}
+            for p, t in wanted.items()
         ]
         args = json.dumps({"explanation": "The solution.", "edits": edits})
         return Completion(tool_calls=(ToolCall("replace_lines", args),))
     parts = ["Here is the solution.\n"]
     for path, text in wanted.items():
-        old = current[path]
+        old = current.get(path, "")
         if fmt in ("whole", "editor-whole"):
-            parts.append(f"{path}\n````python\n{_ends(text)}````\n")
+            parts.append(f"{path}\n````{fence}\n{_ends(text)}````\n")
         elif fmt == "udiff":
             minus = "".join(f"-{line}\n" for line in old.splitlines())
             plus = "".join(f"+{line}\n" for line in text.splitlines())
-            parts.append(f"```diff\n--- {path}\n+++ {path}\n@@ ... @@\n{minus}{plus}```\n")
+            source = path if old else "/dev/null"
+            parts.append(f"```diff\n--- {source}\n+++ {path}\n@@ ... @@\n{minus}{plus}```\n")
         else:
-            block = f"<<<<<<< SEARCH\n{_ends(old)}=======\n{_ends(text)}>>>>>>> REPLACE\n"
-            head = f"````python\n{path}\n" if fmt.endswith("fenced") else f"{path}\n````python\n"
+            search = _ends(old) if old else ""
+            block = f"<<<<<<< SEARCH\n{search}=======\n{_ends(text)}>>>>>>> REPLACE\n"
+            head = f"````{fence}\n{path}\n" if fmt.endswith("fenced") else f"{path}\n````{fence}\n"
             parts.append(f"{head}{block}````\n")
     return Completion(text="\n".join(parts))
 
@@ -57,13 +64,31 @@ def _shown(request: Request, path: str) -> str | None:
     return None
 
 
+def _reader(workdir: Path) -> Callable[[str], str]:
+    """Reads a file of the work folder; a file not there yet (a helper class the reference
+    solution adds) reads as empty."""
+
+    def read(path: str) -> str:
+        file = workdir / path
+        return file.read_text() if file.is_file() else ""
+
+    return read
+
+
 def _ends(text: str) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
+WRONG = {"python": 'raise NotImplementedError("a wrong first attempt")\n'}
+"""What a wrong first answer adds to each solution file, by language: Python's stub raises on
+import (a few stubs pass some tests as they are); elsewhere a line that is no code, which no
+compiler, manifest reader or interpreter takes."""
+NOT_CODE = "a wrong first attempt, which is not code\n"
+
+
 class OracleModel:
-    """Answers with the reference solution; with wrong_first, the first answer makes the stub
-    raise on import (a few stubs pass some tests as they are), so the retry must fix it."""
+    """Answers with the reference solution; with wrong_first, the first answer breaks the stub
+    (see WRONG), so the retry must fix it."""
 
     def __init__(
         self,
@@ -73,8 +98,10 @@ class OracleModel:
         wrong_first: bool = False,
         name: str = "oracle",
         latency: float = 0.0,
+        language: str = "python",
     ):
         self.name = name
+        self.language = language
         self.fmt = fmt
         self.read = read
         self.solution = dict(solution)
@@ -92,24 +119,24 @@ class OracleModel:
         time.sleep(self.latency)
         current = {path: _shown(request, path) or self.read(path) for path in self.solution}
         if self.wrong_first and first:
-            wrong = 'raise NotImplementedError("a wrong first attempt")\n'
-            wanted = {p: _ends(t) + wrong for p, t in current.items()}
+            wrong = WRONG.get(self.language, NOT_CODE)
+            wanted = {p: _ends(t) + wrong for p, t in current.items() if t}
         else:
             wanted = self.solution
-        completion = reply_for(self.fmt, current, wanted)
+        fence = get_language(self.language).fence
+        completion = reply_for(self.fmt, current, wanted, fence)
         if on_text and completion.text:
             on_text(completion.text)
         return completion
 
 
-def oracle_factory(
-    wrong_first: bool, latency: float = 0.0
-) -> Callable[[str, Path, Mapping[str, str]], OracleModel]:
-    """A factory making an oracle for one exercise's working folder and solution."""
+def oracle_factory(wrong_first: bool, latency: float = 0.0) -> Callable[..., OracleModel]:
+    """A factory making an oracle for one exercise's working folder, solution and language."""
 
-    def make(fmt: str, workdir: Path, solution: Mapping[str, str]) -> OracleModel:
+    def make(
+        fmt: str, workdir: Path, solution: Mapping[str, str], language: str = "python"
+    ) -> OracleModel:
         name = "oracle-retry" if wrong_first else "oracle"
-        read = lambda p: (workdir / p).read_text()  # noqa: E731
-        return OracleModel(fmt, read, solution, wrong_first, name, latency)
+        return OracleModel(fmt, _reader(workdir), solution, wrong_first, name, latency, language)
 
     return make

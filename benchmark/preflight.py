@@ -1,6 +1,7 @@
-"""The harness checks itself before any model is asked anything: the sandbox starts, the test
-runner starts inside it, and a reference solution passes its tests there. A harness that fails
-this would score every exercise as the model's failure, so the run stops instead."""
+"""The harness checks itself before any model is asked anything: for each language of the run,
+the sandbox starts, the toolchain and the test runner start inside it, and a reference
+solution passes its tests there. A harness that fails this would score every exercise as the
+model's failure, so the run stops instead."""
 
 from __future__ import annotations
 
@@ -16,6 +17,17 @@ OUTPUT_LINES = 20
 
 
 def check(exercises: Sequence[Exercise], setup: TestSetup) -> list[str]:
+    """check_language() for each language of the exercises, in their order; the warnings of
+    all."""
+    languages = dict.fromkeys(e.language for e in exercises)
+    return [
+        warning
+        for language in languages
+        for warning in check_language([e for e in exercises if e.language == language], setup)
+    ]
+
+
+def check_language(exercises: Sequence[Exercise], setup: TestSetup) -> list[str]:
     """Run the reference solutions of the first selected exercises that have one, as every
     test run of the benchmark runs, until one passes; HarnessError with the sandbox's or the
     toolchain's own words when the tests could not run, or when every solution tried failed.

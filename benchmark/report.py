@@ -62,6 +62,16 @@ def summarize(results: Sequence[dict], selected: int, tries: int) -> dict:
     return summary | _selection(completed) | _round_trip(completed, attempted=tries > 0)
 
 
+def by_language(results: Sequence[dict], languages: Sequence[str], tries: int) -> dict:
+    """Each language's own figures, as summarize() gives them for the whole set; languages
+    names the language of every selected exercise (the denominators)."""
+    figures = {}
+    for language in dict.fromkeys(languages):
+        own = [r for r in results if r.get("language", "python") == language]
+        figures[language] = summarize(own, languages.count(language), tries)
+    return figures
+
+
 def passed(result: dict, tries: int | None = None) -> bool:
     """Whether the exercise's tests passed by try `tries` (by its last try when None), as every
     pass rate counts it: an exercise that passed and then ended in an error (a failed round
@@ -150,6 +160,27 @@ def _percent(part: int, whole: int) -> float:
 
 
 def table(summary: dict) -> str:
-    """The summary as aligned lines of text."""
-    width = max(len(k) for k in summary)
-    return "\n".join(f"{key:<{width}}  {value}" for key, value in summary.items())
+    """The summary as aligned lines of text; each language's figures on a line of its own."""
+    plain = {k: v for k, v in summary.items() if k != "languages"}
+    width = max(len(k) for k in plain)
+    lines = [f"{key:<{width}}  {value}" for key, value in plain.items()]
+    for language, figures in summary.get("languages", {}).items():
+        lines.append(f"  {language:<{width - 2}}  {language_line(figures)}")
+    return "\n".join(lines)
+
+
+def language_line(figures: dict) -> str:
+    """One language's figures in a line: pass rates with their denominator, then what went
+    wrong and what it cost."""
+    rates = [f"try {k[10:]} {v}%" for k, v in figures.items() if k.startswith("pass_rate_")]
+    parts = [", ".join(rates) + f" of {figures['selected']}"]
+    if figures.get("percent_well_formed") is not None:
+        parts.append(f"well-formed {figures['percent_well_formed']}%")
+    parts.append(f"errors {figures['errors']} ({figures['harness_errors']} harness)")
+    parts.append(f"syntax/compile errors {figures['syntax_errors']}")
+    parts.append(f"timeouts {figures['test_timeouts']}")
+    parts.append(f"{figures['seconds_per_exercise']} s/exercise")
+    tokens = figures["prompt_tokens"] + figures["completion_tokens"]
+    cost = figures.get("cost")
+    parts.append(f"{tokens} tokens" + (f", ${cost}" if cost is not None else ""))
+    return "; ".join(parts)

@@ -4,6 +4,7 @@ loop, the tests run, and one retry (by default) gets the test errors."""
 from __future__ import annotations
 
 import io
+import re
 import shlex
 import time
 from collections.abc import Callable
@@ -25,6 +26,7 @@ from exercism import (
     HarnessError,
     TestSetup,
     copy_to,
+    get_language,
     pytest_command,
     run_tests,
     solution_of,
@@ -35,7 +37,7 @@ INSTRUCTIONS = """\
 {instructions}
 
 Implement the stubs in {files} so that they solve the exercise described above. Use only the
-Python standard library. Keep the names of the functions and classes in the stubs: they are
+{library}. Keep the names of the functions and classes in the stubs: they are
 what the unit tests call."""
 
 RETRY = (
@@ -93,6 +95,7 @@ class ExerciseResult:
     exercise: str
     edit_format: str
     model: str
+    language: str = "python"
     tests_outcomes: list[bool] = field(default_factory=list)
     """Whether the tests passed after each try."""
     seconds: float = 0.0
@@ -144,7 +147,7 @@ def run_exercise(
     """Attempt one exercise in workdir (which must not exist yet); never raises: whatever
     fails, the model not starting included, is the result's error."""
     began = time.perf_counter()
-    result = ExerciseResult(exercise.name, settings.edit_format, model_name)
+    result = ExerciseResult(exercise.name, settings.edit_format, model_name, exercise.language)
     session = model = None
     try:
         _work_folder(exercise, workdir)
@@ -226,7 +229,8 @@ def _attempt(
 ) -> None:
     """The tries: the request, then each retry with the test errors; then the round trips."""
     files = ", ".join(exercise.solution_files)
-    request = INSTRUCTIONS.format(instructions=exercise.instructions, files=files)
+    library = get_language(exercise.language).library
+    request = INSTRUCTIONS.format(instructions=exercise.instructions, files=files, library=library)
     message = request
     stubs = {p: session.ws.read(p).text for p in exercise.solution_files}
     for attempt in range(1, settings.tries + 1 if settings.attempts else 1):
@@ -236,7 +240,7 @@ def _attempt(
         # A fresh copy of the pristine exercise with only the solution files: nothing else
         # the model wrote (a conftest.py, a changed test) reaches the tests.
         run = run_tests(exercise, solution_of(exercise, session.ws.root), settings.tests)
-        _count_test_run(result, run)
+        _count_test_run(result, run, get_language(exercise.language).compile_error)
         if run.passed:
             break
         shown = "\n".join(run.output.splitlines()[:OUTPUT_LINES])
@@ -320,12 +324,15 @@ def _round_trip(
     }
 
 
-def _count_test_run(result: ExerciseResult, run) -> None:
+def _count_test_run(result: ExerciseResult, run, compile_error: str) -> None:
+    """The try's outcome and counters; a syntax or compile error is the language's own
+    (compile_error), an indentation error Python's."""
     result.tests_outcomes.append(run.passed)
     result.test_seconds += run.seconds
     result.test_timeouts += run.timed_out
-    result.indentation_errors += "IndentationError" in run.output
-    result.syntax_errors += "SyntaxError" in run.output and "IndentationError" not in run.output
+    indented = "IndentationError" in run.output
+    result.indentation_errors += indented
+    result.syntax_errors += bool(re.search(compile_error, run.output)) and not indented
 
 
 def _fill(

@@ -138,10 +138,15 @@ def _packed(job: Job) -> tuple[Job, dict[str, bytes]]:
 
 def _checked(work: Sequence[Job]) -> list[tuple[Job, dict[str, bytes]]]:
     """The jobs whose exercises the harness's check may try, packed: one per exercise, those
-    with a reference solution first."""
-    jobs_by_exercise = {job.exercise.name: job for job in work}.values()
-    ordered = sorted(jobs_by_exercise, key=lambda job: not job.exercise.example_files)
-    return [_packed(job) for job in ordered[: preflight.TRIES]]
+    with a reference solution first, at most preflight.TRIES of each language."""
+    jobs_by_exercise = {(job.exercise.language, job.exercise.name): job for job in work}
+    ordered = sorted(jobs_by_exercise.values(), key=lambda job: not job.exercise.example_files)
+    languages = dict.fromkeys(job.exercise.language for job in ordered)
+    return [
+        _packed(job)
+        for language in languages
+        for job in [j for j in ordered if j.exercise.language == language][: preflight.TRIES]
+    ]
 
 
 def _preflight(
@@ -166,7 +171,7 @@ def _unpacked(job: Job, files: dict[str, bytes], scratch: Path) -> Job:
     for name, data in files.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_bytes(data)
-    return replace(job, exercise=load(folder))
+    return replace(job, exercise=load(folder, job.exercise.language))
 
 
 def _attempt(

@@ -31,7 +31,7 @@ class Run:
     def results(self) -> list[dict]:
         """The exercise results in the run's folder; UsageError naming a file that is not one."""
         found = []
-        for path in sorted((self.path / "results").glob("*.json")):
+        for path in sorted((self.path / "results").glob("**/*.json")):
             result = _json(path)
             if not isinstance(result, dict) or not isinstance(result.get("exercise"), str):
                 raise UsageError(f"{path} is not an exercise's result")
@@ -95,11 +95,12 @@ def compare(paths: list[Path], chart: Path | None = None, width: int = 80) -> st
     groups: dict[tuple[str, str], list[Run]] = defaultdict(list)
     for run in runs:
         groups[run.key].append(run)
-    lines = _harness(runs) + _repeats(groups, names)
+    lines = _harness(runs) + _languages(runs) + _repeats(groups, names)
     base = chart or paths[0].parent / "stats"
     lines += _round_trips(runs, base)
     lines += _nondeterminism(groups, names)
     lines += _charts(groups, base)
+    lines += _language_chart(runs, names, base)
     table = [line.rstrip() for line in console.file.getvalue().splitlines()]
     return "\n".join(table + [part for line in lines for part in _wrapped(line, width)])
 
@@ -219,6 +220,37 @@ def _harness(runs: list[Run]) -> list[str]:
             f" failure, not the model's; they count as not passed): {first.splitlines()[0]}"
         )
     return lines
+
+
+def _languages(runs: list[Run]) -> list[str]:
+    """Each run's figures per language, under the whole set's, for runs of several languages
+    or of another than Python."""
+    from benchmark.report import language_line
+
+    lines = []
+    for n, run in enumerate(runs, 1):
+        for language, figures in run.summary.get("languages", {}).items():
+            lines.append(f"  run {n} {language}: {language_line(figures)}")
+    return (
+        ["", "per language (rates of that language's selected exercises):", *lines] if lines else []
+    )
+
+
+def _language_chart(runs: list[Run], names: dict[str, str], base: Path) -> list[str]:
+    """A bar group per language: each run's pass rate after try 1 and after its last try."""
+    with_languages = [r for r in runs if r.summary.get("languages") and r.tries]
+    if not with_languages:
+        return []
+    series = {
+        f"{names[r.summary['model']]} / {variant(r.summary)} #{n}": {
+            language: (f["pass_rate_1"], f[f"pass_rate_{r.tries}"], f["selected"])
+            for language, f in r.summary["languages"].items()
+        }
+        for n, r in enumerate(runs, 1)
+        if r in with_languages
+    }
+    written = charts.by_language(series, _targets(base, "-languages"))
+    return [f"chart: {path}" for path in written]
 
 
 def _figure(value) -> str:

@@ -69,7 +69,15 @@ class Steps:
 
     def command(self, language: Language, exercise: Exercise, cache: Path) -> list[str]:
         """The driver with the language's probe, commands and environment."""
-        return [sys.executable, "-I", "-S", "-B", "-c", DRIVER, self.spec(language, exercise, cache)]
+        return [
+            sys.executable,
+            "-I",
+            "-S",
+            "-B",
+            "-c",
+            DRIVER,
+            self.spec(language, exercise, cache),
+        ]
 
     def spec(self, language: Language, exercise: Exercise, cache: Path) -> str:
         """What the driver runs, as JSON: {cache} filled in here, {here} inside the sandbox."""

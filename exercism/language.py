@@ -47,7 +47,7 @@ class Language:
     title: str
     """As people write it, for the model's instructions and the reports."""
     library: str
-    """What a solution may use, for the instructions ("the Go standard library")."""
+    """What a solution may use, for the instructions ("Use only the Go standard library")."""
     fence: str
     """The language's tag on a fenced code block."""
     programs: tuple[str, ...]
@@ -78,6 +78,8 @@ class Language:
     passed: str | None = None
     """A pattern the output must match, beside exit status 0, for a pass: the test runner's
     own closing line (a solution that exits early with 0 does not print it)."""
+    compile_error: str = r"SyntaxError"
+    """A pattern of the output of a solution that does not parse or compile, counted apart."""
     noise: tuple[str, ...] = ()
     """Patterns taken out of the output beside the common ones (exercism.clean): the runner's
     timings, so that identical results print identical text."""

@@ -35,6 +35,7 @@ ENV = {
 """The whole environment of the tests (an allow-list: no key of the user's reaches them),
 before the language's own settings and its toolchain's PATH."""
 
+
 class HarnessError(Exception):
     """The tests could not run, for a reason of the harness and not of the solution: the
     sandbox did not start, the test runner or the toolchain could not be executed or stopped

@@ -135,9 +135,10 @@ def needed(
 ) -> list[tuple[str, str]]:
     """(host folder, where the run sees it) for the folders outside the system ones that the
     command needs to read: the Python installation running coder, its standard library and
-    site-packages (the tests and the launcher run with it), the command's own folder and the
-    folders on the run's PATH, and the shared folders asked for. Each is bound where it really is and where the run names it (a
-    path through a symlink), once: not under a folder bound already, nor under the system
+    site-packages (the tests and the launcher run with it), the command's own folder, the
+    folders on the run's PATH and the shared folders asked for (a toolchain, a prepared
+    cache). Each is bound where it really is and where the run names it (a path through a
+    symlink), once: not under a folder bound already, nor under the system
     folders, which show it already. Never a folder inside a private one (the run's own, or its
     /tmp), or one holding a mount point of the sandbox, which would hide it; a folder holding
     a private one is bound with the way to it hidden (see _covered)."""

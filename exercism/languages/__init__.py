@@ -24,9 +24,7 @@ def get_language(name: str) -> Language:
     try:
         return LANGUAGES[name]
     except KeyError:
-        raise ValueError(
-            f"unknown language {name!r}: choose from {', '.join(LANGUAGES)}"
-        ) from None
+        raise ValueError(f"unknown language {name!r}: choose from {', '.join(LANGUAGES)}") from None
 
 
 __all__ = ["LANGUAGES", "Language", "get_language"]

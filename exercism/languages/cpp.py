@@ -9,7 +9,7 @@ from sandbox import Limits
 LANGUAGE = Language(
     name="cpp",
     title="C++",
-    library="the C++ standard library (and Boost where the stubs include it)",
+    library="C++ standard library (and Boost where the stubs include it)",
     fence="cpp",
     programs=("cmake", "make", "c++"),
     install="install a C++ toolchain, cmake and Boost (apt-get install g++ cmake make"
@@ -17,6 +17,7 @@ LANGUAGE = Language(
     files=("/usr/include/boost/date_time/posix_time/posix_time.hpp",),
     probe=("cmake", "-DEXERCISM_RUN_ALL_TESTS=1", "-G", "Unix Makefiles", "-S", ".", "-B", "build"),
     steps=(("make", "--no-print-directory", "-C", "build"),),
+    compile_error=r"(?m)^\S+\.(cpp|h|hpp):\d+:\d+: error:",
     passed=r"All tests passed",
     nested=True,
     needs=Limits(seconds=180, cpu_seconds=360, memory=0, processes=256, file_size=0),

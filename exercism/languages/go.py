@@ -29,7 +29,7 @@ WARM_TEST = 'package warm\n\nimport "testing"\n\nfunc TestWarm(t *testing.T) {}\
 
 def prepare(folder: Path, exercises: Sequence[Exercise], say: Callable[[str], None]) -> None:
     """The standard library and the test harness compiled into folder/build."""
-    say(f"compiling Go's standard library into {folder / 'build'} (a minute or two)")
+    say("compiling Go's standard library (a minute or two)")
     module = Path(tempfile.mkdtemp(prefix="coder-go-warm-"))
     try:
         env = ENV | {"GOCACHE": str(folder / "build"), "GOPATH": str(module / "gopath")}
@@ -44,7 +44,7 @@ def prepare(folder: Path, exercises: Sequence[Exercise], say: Callable[[str], No
 LANGUAGE = Language(
     name="go",
     title="Go",
-    library="the Go standard library",
+    library="Go standard library",
     fence="go",
     programs=("go",),
     install="install Go 1.21 or newer (https://go.dev/doc/install) and put its bin on PATH",
@@ -52,6 +52,7 @@ LANGUAGE = Language(
     probe=("go", "version"),
     steps=(("go", "test", "-count=1", "./..."),),
     env=ENV,
+    compile_error=r"\[(build|setup) failed\]",
     passed=r"(?m)^ok\s",
     noise=(r"(?m)(?<=\t)\d+\.\d+s$", r" \(\d+\.\d+s\)"),
     needs=Limits(seconds=120, cpu_seconds=240, memory=0, processes=512, file_size=0),

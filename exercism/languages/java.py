@@ -41,7 +41,7 @@ DEPENDENCY = (
 def prepare(folder: Path, exercises: Sequence[Exercise], say: Callable[[str], None]) -> None:
     """The jars and what they depend on, copied by Maven into folder/jars."""
     names = ", ".join(f"{a} {v}" for _, a, v in JARS)
-    say(f"fetching {names} from Maven Central into {folder / 'jars'}")
+    say(f"fetching {names} from Maven Central")
     dependencies = "\n".join(DEPENDENCY.format(*jar) for jar in JARS)
     (folder / "pom.xml").write_text(POM.format(dependencies=dependencies))
     goal = "dependency:copy-dependencies"
@@ -52,7 +52,7 @@ def prepare(folder: Path, exercises: Sequence[Exercise], say: Callable[[str], No
 LANGUAGE = Language(
     name="java",
     title="Java",
-    library="the Java standard library",
+    library="Java standard library",
     fence="java",
     programs=("javac", "java"),
     install="install a JDK 17 or newer (apt-get install openjdk-17-jdk-headless)",
@@ -83,6 +83,7 @@ LANGUAGE = Language(
         ),
     ),
     unskip=((r"@Disabled\b(\([^)]*\))?", ""),),
+    compile_error=r"(?m)^\S+\.java:\d+: error:",
     passed=r"(?s)\[\s*[1-9]\d* tests successful\s*\].*\[\s*0 tests failed\s*\]",
     extra_files=("src/main/java/*.java",),
     noise=(r"after \d+ ms",),

@@ -24,7 +24,7 @@ PACKAGES = {
 
 def prepare(folder: Path, exercises: Sequence[Exercise], say: Callable[[str], None]) -> None:
     """jest, babel and the exercises' babel preset installed by npm into folder/node_modules."""
-    say(f"installing {', '.join(PACKAGES)} from npm into {folder / 'node_modules'}")
+    say(f"installing {', '.join(PACKAGES)} from npm")
     manifest = {"name": "coder-polyglot-javascript", "private": True, "devDependencies": PACKAGES}
     (folder / "package.json").write_text(json.dumps(manifest, indent=1))
     run(["npm", "install", "--no-audit", "--no-fund", "--silent"], folder)
@@ -33,7 +33,7 @@ def prepare(folder: Path, exercises: Sequence[Exercise], say: Callable[[str], No
 LANGUAGE = Language(
     name="javascript",
     title="JavaScript",
-    library="plain JavaScript (Node's built-in modules, no npm packages)",
+    library="JavaScript language and Node's built-in modules (no npm packages)",
     fence="javascript",
     programs=("node",),
     install="install Node.js 18 or newer (apt-get install nodejs npm)",

@@ -6,7 +6,7 @@ from exercism.pytests import Pytest
 LANGUAGE = Language(
     name="python",
     title="Python",
-    library="the Python standard library",
+    library="Python standard library",
     fence="python",
     programs=(),
     install="pytest comes with the benchmark: pip install -e .",

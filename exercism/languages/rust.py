@@ -25,14 +25,14 @@ def prepare(folder: Path, exercises: Sequence[Exercise], say: Callable[[str], No
         for path in (e.folder / "Cargo.toml", e.folder / ".meta" / "Cargo-example.toml")
         if path.is_file() and _has_dependencies(path.read_text())
     ]
-    say(f"vendoring the crates of {len(manifests)} Rust manifests into {folder / 'vendor'}")
+    say(f"vendoring the crates of {len(manifests)} Rust manifests")
     work = folder / "manifests"
     copies = []
     for n, manifest in enumerate(manifests):
         crate = work / str(n)
         (crate / "src").mkdir(parents=True)
         (crate / "src" / "lib.rs").write_text("")
-        text = re.sub(r'(?m)^name\s*=.*$', f'name = "m{n}"', manifest.read_text(), count=1)
+        text = re.sub(r"(?m)^name\s*=.*$", f'name = "m{n}"', manifest.read_text(), count=1)
         (crate / "Cargo.toml").write_text(text)
         copies.append(crate / "Cargo.toml")
     if not copies:
@@ -55,7 +55,7 @@ def _has_dependencies(text: str) -> bool:
 LANGUAGE = Language(
     name="rust",
     title="Rust",
-    library="the Rust standard library (and the crates already in Cargo.toml, if any)",
+    library="Rust standard library (and the crates already in Cargo.toml, if any)",
     fence="rust",
     programs=("cargo", "rustc"),
     install="install Rust with rustup (https://rustup.rs): cargo and rustc on PATH",
@@ -76,6 +76,7 @@ LANGUAGE = Language(
         ),
     ),
     env={"CARGO_HOME": "{here}/.cargo-home", "CARGO_TERM_COLOR": "never"},
+    compile_error=r"error: could not compile",
     passed=r"test result: ok\. [1-9]",
     noise=(r" in \d+(\.\d+)?s", r"finished in \d+\.\d+s"),
     needs=Limits(seconds=180, cpu_seconds=360, memory=0, processes=512, file_size=0),

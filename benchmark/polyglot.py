@@ -1,0 +1,81 @@
+"""The languages of a benchmark command: which are found and asked for (--languages), their
+exercises, their toolchains checked before anything else, and what their tests need from the
+registries prepared (--prepare, or on first use, saying what and where)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from coder.errors import UsageError
+from exercism import LANGUAGES, Exercise, discover, get_language, layout
+from exercism.prepare import is_prepared, prepare
+from exercism.toolchain import ToolchainMissing, check
+
+
+def found(root: Path) -> dict[str, Path]:
+    """Each language under root -> its folder of exercises (see exercism.layout)."""
+    return layout(root, tuple(LANGUAGES))
+
+
+def chosen(root: Path, asked: str | None) -> dict[str, Path]:
+    """The languages asked for (comma-separated; None: every one found), each with its
+    folder; UsageError naming a language that is unknown or not under root."""
+    there = found(root)
+    if not asked:
+        return there
+    names = [n.strip() for n in asked.split(",") if n.strip()]
+    for name in names:
+        try:
+            get_language(name)
+        except ValueError as exc:
+            raise UsageError(f"--languages: {exc}") from None
+        if name not in there:
+            raise UsageError(
+                f"--languages: no {name} exercises in {root} (found: {', '.join(there)})"
+            )
+    return {name: there[name] for name in dict.fromkeys(names)}
+
+
+def exercises(
+    folders: dict[str, Path], keywords: tuple[str, ...], limit: int | None
+) -> list[Exercise]:
+    """The exercises of each language whose names contain any of keywords, the first limit
+    of each language, languages in the order given."""
+    return [
+        exercise
+        for language, folder in folders.items()
+        for exercise in discover(folder, keywords, limit, language)
+    ]
+
+
+def refusals(languages: Sequence[str]) -> list[str]:
+    """Why each language whose toolchain is incomplete here cannot be tested, with the
+    install hint; empty when every one can."""
+    found = []
+    for name in languages:
+        try:
+            check(get_language(name))
+        except ToolchainMissing as exc:
+            found.append(str(exc))
+    return found
+
+
+def prepared(folders: dict[str, Path], cache: Path, force: bool = False) -> None:
+    """Fetch what the languages' tests need into cache, for those that lack it (every one,
+    with force), saying what it fetches and where; OSError when a fetch fails. What a
+    language fetches serves all its exercises under its folder, whichever are selected."""
+    for name, folder in folders.items():
+        language = get_language(name)
+        if language.prepare is None or (is_prepared(language, cache) and not force):
+            continue
+        began = time.perf_counter()
+        _say(f"preparing {language.title}'s tests in {cache / name}")
+        prepare(language, cache, discover(folder, language=name), _say)
+        _say(f"{language.title} prepared in {time.perf_counter() - began:.1f} s")
+
+
+def _say(text: str) -> None:
+    print(f"benchmark: {text}", file=sys.stderr, flush=True)

@@ -92,7 +92,13 @@ def by_language(
         added = [max(0.0, b - a) for a, b in zip(first, last, strict=True)]
         axes.bar(xs, first, width=width, color=shades(n), label=f"{name}: try 1")
         drawn = axes.bar(
-            xs, added, width=width, bottom=first, color=shades(n), alpha=0.4, label="later tries"
+            xs,
+            added,
+            width=width,
+            bottom=first,
+            color=shades(n),
+            alpha=0.4,
+            label="passed only at a later try" if n == 0 else None,
         )
         axes.bar_label(drawn, labels=[f"{v:.0f}" for v in last], fontsize=7)
     counts = {

@@ -33,7 +33,13 @@ class Exercise:
         stub it replaces (paired by extension and name, not by position), or a file of its
         own beside the stubs (a Java helper class)."""
         pairs = pair_examples(self.solution_files, self.example_files)
-        found = {target: (self.folder / example).read_text() for example, target in pairs.items()}
+        found = {
+            target: (self.folder / example).read_text()
+            for example, target in pairs.items()
+            # A file the exercise gives beside its stubs (Java's `editor` files) comes with
+            # every test run's pristine copy; it is not the solution's to write.
+            if target in self.solution_files or not (self.folder / target).exists()
+        }
         # A stub with no example of its own is part of the solution as it is (Rust's
         # Cargo.toml, where the reference needs no crate).
         stubs = [f for f in self.solution_files if f not in found and (self.folder / f).is_file()]

@@ -20,5 +20,5 @@ LANGUAGE = Language(
     compile_error=r"(?m)^\S+\.(cpp|h|hpp):\d+:\d+: error:",
     passed=r"All tests passed",
     nested=True,
-    needs=Limits(seconds=180, cpu_seconds=360, memory=0, processes=256, file_size=0),
+    needs=Limits(seconds=300, cpu_seconds=600, memory=0, processes=256, file_size=0),
 )

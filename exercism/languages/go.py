@@ -55,6 +55,6 @@ LANGUAGE = Language(
     compile_error=r"\[(build|setup) failed\]",
     passed=r"(?m)^ok\s",
     noise=(r"(?m)(?<=\t)\d+\.\d+s$", r" \(\d+\.\d+s\)"),
-    needs=Limits(seconds=120, cpu_seconds=240, memory=0, processes=512, file_size=0),
+    needs=Limits(seconds=180, cpu_seconds=360, memory=0, processes=512, file_size=0),
     prepare=prepare,
 )

@@ -87,6 +87,6 @@ LANGUAGE = Language(
     passed=r"(?s)\[\s*[1-9]\d* tests successful\s*\].*\[\s*0 tests failed\s*\]",
     extra_files=("src/main/java/*.java",),
     noise=(r"after \d+ ms",),
-    needs=Limits(seconds=120, cpu_seconds=240, memory=0, processes=512, file_size=0),
+    needs=Limits(seconds=180, cpu_seconds=360, memory=0, processes=512, file_size=0),
     prepare=prepare,
 )

@@ -51,6 +51,6 @@ LANGUAGE = Language(
     unskip=((r"\bxtest\(", "test("), (r"\bxit\(", "it("), (r"\bxdescribe\(", "describe(")),
     passed=r"(?m)^Tests:(?!.*failed).*\b[1-9]\d* passed",
     noise=(r"(?m)^Time:.*$", r" \(\d+(\.\d+)? ?m?s\)"),
-    needs=Limits(seconds=90, cpu_seconds=180, memory=0, processes=256, file_size=0),
+    needs=Limits(seconds=120, cpu_seconds=240, memory=0, processes=256, file_size=0),
     prepare=prepare,
 )

@@ -79,6 +79,6 @@ LANGUAGE = Language(
     compile_error=r"error: could not compile",
     passed=r"test result: ok\. [1-9]",
     noise=(r" in \d+(\.\d+)?s", r"finished in \d+\.\d+s"),
-    needs=Limits(seconds=180, cpu_seconds=360, memory=0, processes=512, file_size=0),
+    needs=Limits(seconds=300, cpu_seconds=600, memory=0, processes=512, file_size=0),
     prepare=prepare,
 )

@@ -70,7 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--prepare",
         metavar="LANGUAGES",
         help="fetch what these languages' tests need (jars, crates, jest, Go's build cache)"
-        " into the cache, then stop; a run does it on first use",
+        " into the cache where it is not there yet, then stop; a run does it on first use",
+    )
+    p.add_argument(
+        "--prepare-again",
+        action="store_true",
+        help="with --prepare: fetch anew what is in the cache already",
     )
     p.add_argument(
         "--cache-dir",
@@ -163,7 +168,7 @@ def _main(args: argparse.Namespace) -> int:
         return 2
     args.language_names = list(folders)
     if args.prepare:
-        return _refused(list(folders)) or _prepare(args, folders, force=True)
+        return polyglot.refused(list(folders)) or polyglot.prepare_for(args, folders, asked=True)
     keywords = tuple(k for k in (args.keywords or "").split(",") if k)
     exercises = polyglot.exercises(folders, keywords, args.num_tests)
     if not exercises:
@@ -210,42 +215,10 @@ def _main(args: argparse.Namespace) -> int:
         return 2
     languages = list(dict.fromkeys(e.language for e in exercises))
     return (
-        _refused(languages)
-        or _prepare(args, {n: folders[n] for n in languages})
+        polyglot.refused(languages)
+        or polyglot.prepare_for(args, {n: folders[n] for n in languages})
         or _run_all(args, exercises, models, formats)
     )
-
-
-def _refused(languages: list[str]) -> int:
-    """2 when a language's toolchain is incomplete here (said which, with how to install
-    it), before any model is asked anything; else 0."""
-    from benchmark import polyglot
-
-    refused = polyglot.refusals(languages)
-    for why in refused:
-        print(f"benchmark: {why}", file=sys.stderr)
-    if refused:
-        print(
-            "benchmark: nothing was run and no model was asked anything; install it, or leave"
-            " the language out with --languages",
-            file=sys.stderr,
-        )
-    return 2 if refused else 0
-
-
-def _prepare(args: argparse.Namespace, folders: dict[str, Path], force: bool = False) -> int:
-    """What the languages' tests need, fetched into the cache where it is missing (anew, with
-    force); 2 (said why) when a fetch fails."""
-    from benchmark import polyglot
-    from benchmark.jobs import cache_dir
-
-    cache = cache_dir(args)
-    try:
-        polyglot.prepared(folders, cache, force)
-    except OSError as exc:
-        print(f"benchmark: preparing the tests into {cache} failed: {exc}", file=sys.stderr)
-        return 2
-    return 0
 
 
 def _run_all(args: argparse.Namespace, exercises, models: list[str], formats: list[str]) -> int:

@@ -4,6 +4,7 @@ registries prepared (--prepare, or on first use, saying what and where)."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from collections.abc import Sequence
@@ -63,18 +64,55 @@ def refusals(languages: Sequence[str]) -> list[str]:
     return found
 
 
-def prepared(folders: dict[str, Path], cache: Path, force: bool = False) -> None:
+def prepared(
+    folders: dict[str, Path], cache: Path, force: bool = False, asked: bool = False
+) -> None:
     """Fetch what the languages' tests need into cache, for those that lack it (every one,
-    with force), saying what it fetches and where; OSError when a fetch fails. What a
-    language fetches serves all its exercises under its folder, whichever are selected."""
+    with force), saying what it fetches and where, and, when the user asked for it, which had
+    it already; OSError when a fetch fails. What a language fetches serves all its exercises
+    under its folder, whichever are selected."""
     for name, folder in folders.items():
         language = get_language(name)
-        if language.prepare is None or (is_prepared(language, cache) and not force):
+        if language.prepare is None:
+            continue
+        if is_prepared(language, cache) and not force:
+            if asked:
+                _say(f"{language.title}'s tests are prepared in {cache / name} already")
             continue
         began = time.perf_counter()
         _say(f"preparing {language.title}'s tests in {cache / name}")
         prepare(language, cache, discover(folder, language=name), _say)
         _say(f"{language.title} prepared in {time.perf_counter() - began:.1f} s")
+
+
+def refused(languages: list[str]) -> int:
+    """2 when a language's toolchain is incomplete here (said which, with how to install
+    it), before any model is asked anything; else 0."""
+    reasons = refusals(languages)
+    for why in reasons:
+        print(f"benchmark: {why}", file=sys.stderr)
+    if reasons:
+        print(
+            "benchmark: nothing was run and no model was asked anything; install it, or leave"
+            " the language out with --languages",
+            file=sys.stderr,
+        )
+    return 2 if reasons else 0
+
+
+def prepare_for(args: argparse.Namespace, folders: dict[str, Path], asked: bool = False) -> int:
+    """What the languages' tests need, fetched into the cache where it is missing (anew, with
+    --prepare-again); asked: by --prepare (which says what is there already). 2 (said why)
+    when a fetch fails."""
+    from benchmark.jobs import cache_dir
+
+    cache = cache_dir(args)
+    try:
+        prepared(folders, cache, force=args.prepare_again, asked=asked)
+    except OSError as exc:
+        print(f"benchmark: preparing the tests into {cache} failed: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _say(text: str) -> None:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from exercism.language import pair_examples
-
 INSTRUCTION_FILES = ("introduction.md", "instructions.md", "instructions.append.md")
+UNLISTED = (".meta/Cargo-example.toml",)
+"""Reference files that .meta/config.json does not list, taken where they exist: Rust's
+manifest with the crates its reference solution uses."""
 
 
 @dataclass(frozen=True)
@@ -60,10 +62,7 @@ def load(folder: Path, language: str = "python") -> Exercise:
         example = tuple(files.get("example", ()))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ExerciseError(f"{folder.name}: cannot read {config_path}: {exc}") from None
-    from exercism.languages import get_language
-
-    unlisted = get_language(language).unlisted
-    example += tuple(f for f in unlisted if f not in example and (folder / f).is_file())
+    example += tuple(f for f in UNLISTED if f not in example and (folder / f).is_file())
     docs = [folder / ".docs" / name for name in INSTRUCTION_FILES]
     instructions = "\n\n".join(p.read_text().strip() for p in docs if p.is_file())
     return Exercise(folder.name, folder, instructions, solution, test, example, language)
@@ -107,3 +106,39 @@ def copy_to(exercise: Exercise, destination: Path) -> Path:
         exercise.folder, destination, ignore=shutil.ignore_patterns(".meta", ".docs", ".*")
     )
     return destination
+
+
+GENERIC = re.compile(r"^(example|proof)|-example")
+"""Example files named for no solution file (`example.rs`, `proof.ci.js`,
+`Cargo-example.toml`): they pair with the solution file of their extension."""
+
+
+def pair_examples(solution: tuple[str, ...], examples: tuple[str, ...]) -> dict[str, str]:
+    """Example file -> the file its text goes to: a generic example to the solution file of
+    its extension (by position among several), a named one to the solution file of its name,
+    or, named for none (a helper class), beside the solution files of its extension."""
+    pairs: dict[str, str] = {}
+    used: set[str] = set()
+    for example in examples:
+        name = Path(example).name
+        suffix = _suffix(name)
+        same = [s for s in solution if _suffix(Path(s).name) == suffix]
+        named = [s for s in same if Path(s).name == name]
+        if GENERIC.search(name):
+            free = [s for s in same if s not in used] or same
+            target = free[0] if free else None
+        else:
+            target = named[0] if named else (_beside(same[0], name) if same else None)
+        if target is not None:
+            pairs[example] = target
+            used.add(target)
+    return pairs
+
+
+def _suffix(name: str) -> str:
+    return Path(name).suffix
+
+
+def _beside(path: str, name: str) -> str:
+    parent = Path(path).parent
+    return name if str(parent) == "." else f"{parent}/{name}"

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from exercism.driver import Steps
 from sandbox import Limits, Outcome
 
 if TYPE_CHECKING:
@@ -62,7 +61,8 @@ class Language:
     system: tuple[str, ...] = ()
     """Globs of system folders outside those every sandbox binds that the toolchain reads
     (the JDK's settings under /etc), bound read-only."""
-    runner: Runner = field(default_factory=Steps)
+    runner: Runner | None = None
+    """None: the driver of exercism/driver.py runs the probe and the steps."""
     probe: tuple[str, ...] = ()
     """Run in the sandbox before the tests: the toolchain ran at all there. Its failure is the
     harness's, and the tests run only after it ("ready"); {cache} is the prepared cache."""
@@ -86,9 +86,6 @@ class Language:
     nested: bool = False
     """The run's folder holds a folder named for the exercise, where the commands run (cmake
     names the project for the folder it is in)."""
-    unlisted: tuple[str, ...] = ()
-    """Reference files that .meta/config.json does not list, where they exist (Rust's
-    .meta/Cargo-example.toml: the manifest with the crates the reference uses)."""
     extra_files: tuple[str, ...] = ()
     """Globs of files a solution may add beside its stubs (a Java helper class)."""
     needs: Limits = NO_NEEDS
@@ -117,42 +114,6 @@ class Language:
     def filled(self, text: str, cache: Path, here: str) -> str:
         """text with {cache} and {here} filled in."""
         return text.replace("{cache}", str(cache)).replace("{here}", here)
-
-
-GENERIC = re.compile(r"^(example|proof)|-example")
-"""Example files named for no solution file (`example.rs`, `proof.ci.js`,
-`Cargo-example.toml`): they pair with the solution file of their extension."""
-
-
-def pair_examples(solution: tuple[str, ...], examples: tuple[str, ...]) -> dict[str, str]:
-    """Example file -> the file its text goes to: a generic example to the solution file of
-    its extension (by position among several), a named one to the solution file of its name,
-    or, named for none (a helper class), beside the solution files of its extension."""
-    pairs: dict[str, str] = {}
-    used: set[str] = set()
-    for example in examples:
-        name = Path(example).name
-        suffix = _suffix(name)
-        same = [s for s in solution if _suffix(Path(s).name) == suffix]
-        named = [s for s in same if Path(s).name == name]
-        if GENERIC.search(name):
-            free = [s for s in same if s not in used] or same
-            target = free[0] if free else None
-        else:
-            target = named[0] if named else (_beside(same[0], name) if same else None)
-        if target is not None:
-            pairs[example] = target
-            used.add(target)
-    return pairs
-
-
-def _suffix(name: str) -> str:
-    return Path(name).suffix
-
-
-def _beside(path: str, name: str) -> str:
-    parent = Path(path).parent
-    return name if str(parent) == "." else f"{parent}/{name}"
 
 
 def run(command: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None) -> str:

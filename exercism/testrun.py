@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from exercism.driver import Steps
 from exercism.exercise import Exercise, copy_to
 from exercism.language import Language
 from exercism.languages import get_language
@@ -34,6 +35,10 @@ ENV = {
 }
 """The whole environment of the tests (an allow-list: no key of the user's reaches them),
 before the language's own settings and its toolchain's PATH."""
+
+
+STEPS = Steps()
+"""The runner of every language without one of its own."""
 
 
 class HarnessError(Exception):
@@ -103,14 +108,15 @@ def run_tests(
     limits = language.limits(setup.limits)
     with _scratch() as scratch:
         folder = _prepared(exercise, language, solution, scratch, cache)
-        command = language.runner.command(language, exercise, cache)
+        runner = language.runner or STEPS
+        command = runner.command(language, exercise, cache)
         outcome = sandbox.run(command, folder, limits, env, ready=True, shared=shared)
         if outcome.not_started is not None:
             raise HarnessError(
                 f"the tests of {exercise.name} ({language.title}) could not run"
                 f" ({sandbox.kind} sandbox): {redact(outcome.not_started, setup.secrets)}"
             )
-        passed = language.runner.passed(language, exercise, folder, outcome)
+        passed = runner.passed(language, exercise, folder, outcome)
     text = clean(outcome.output, folder, "/sandbox")
     for pattern in language.noise:
         text = re.sub(pattern, "", text)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from exercism.language import Language
+from exercism.languages import get_language
 
 SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
 """The tests' PATH without a toolchain of its own."""
@@ -54,8 +55,6 @@ def locate(language: Language, search_path: str | None = None) -> Toolchain:
 
 @functools.cache
 def _located(name: str, search_path: str | None) -> Toolchain:
-    from exercism.languages import get_language
-
     language = get_language(name)
     check(language, search_path)
     system = tuple(Path(p) for pattern in language.system for p in sorted(glob.glob(pattern)))

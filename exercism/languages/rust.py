@@ -60,7 +60,6 @@ LANGUAGE = Language(
     programs=("cargo", "rustc"),
     install="install Rust with rustup (https://rustup.rs): cargo and rustc on PATH",
     root=("rustc", "--print", "sysroot"),
-    unlisted=(".meta/Cargo-example.toml",),
     probe=("cargo", "--version"),
     steps=(
         (

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from exercism import LANGUAGES, discover, get_language, layout, load
-from exercism.language import pair_examples
+from exercism.exercise import pair_examples
 from exercism.prepare import default_cache, is_prepared
 from exercism.toolchain import ToolchainMissing, check, locate
 

@@ -26,7 +26,6 @@ from pathlib import Path
 from benchmark import cli, polyglot
 from exercism import LANGUAGES, TestSetup, get_language, run_tests
 from exercism.driver import Steps
-from exercism.pytests import Pytest
 from exercism.testrun import _environment, _prepared
 from sandbox import Limits
 
@@ -38,7 +37,7 @@ def prepare_all(exercises_dir: Path, cache: Path) -> None:
     time per language) and here in total."""
     began = time.perf_counter()
     argv = ["--exercises-dir", str(exercises_dir), "--cache-dir", str(cache)]
-    assert cli.main([*argv, "--prepare", ",".join(LANGUAGES)]) == 0
+    assert cli.main([*argv, "--prepare", ",".join(LANGUAGES), "--prepare-again"]) == 0
     print(f"--prepare of all six languages: {time.perf_counter() - began:.1f} s in total")
 
 
@@ -49,7 +48,7 @@ def bare(exercise, cache: Path) -> tuple[float, bool]:
     env, _ = _environment(language, cache)
     with tempfile.TemporaryDirectory(prefix="coder-bare-") as scratch:
         folder = _prepared(exercise, language, exercise.example_solution(), Path(scratch), cache)
-        if isinstance(language.runner, Pytest):
+        if language.runner is not None:
             commands = [language.runner.command(language, exercise, cache)]
             cwd = folder
         else:

@@ -3,9 +3,7 @@ language (exercism/languages/ holds the rows), and the procedure in exercism/tes
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,15 +112,3 @@ class Language:
     def filled(self, text: str, cache: Path, here: str) -> str:
         """text with {cache} and {here} filled in."""
         return text.replace("{cache}", str(cache)).replace("{here}", here)
-
-
-def run(command: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None) -> str:
-    """A preparing command run on this machine (never on a solution); its output, or OSError
-    with its last words when it fails."""
-    done = subprocess.run(
-        list(command), cwd=cwd, env=os.environ | dict(env or {}), capture_output=True, text=True
-    )
-    if done.returncode != 0:
-        said = (done.stdout + done.stderr).strip()[-2000:]
-        raise OSError(f"{' '.join(command)} failed (exit status {done.returncode}): {said}")
-    return done.stdout

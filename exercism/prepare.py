@@ -4,7 +4,9 @@ to every test run. A language's folder appears whole or not at all."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -70,3 +72,15 @@ def _writable(folder: Path) -> None:
     for path in [folder, *folder.rglob("*")]:
         if not path.is_symlink():
             path.chmod(path.stat().st_mode | 0o700)
+
+
+def run(command: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None) -> str:
+    """A preparing command run on this machine (never on a solution); its output, or OSError
+    with its last words when it fails."""
+    done = subprocess.run(
+        list(command), cwd=cwd, env=os.environ | dict(env or {}), capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        said = (done.stdout + done.stderr).strip()[-2000:]
+        raise OSError(f"{' '.join(command)} failed (exit status {done.returncode}): {said}")
+    return done.stdout

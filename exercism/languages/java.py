@@ -9,7 +9,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from exercism.exercise import Exercise
-from exercism.language import Language, run
+from exercism.language import Language
+from exercism.prepare import run
 from sandbox import Limits
 
 JARS = (

@@ -10,7 +10,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from exercism.exercise import Exercise
-from exercism.language import Language, run
+from exercism.language import Language
+from exercism.prepare import run
 from sandbox import Limits
 
 VENDOR = "{cache}/rust/vendor"
@@ -76,7 +77,9 @@ LANGUAGE = Language(
     ),
     env={"CARGO_HOME": "{here}/.cargo-home", "CARGO_TERM_COLOR": "never"},
     compile_error=r"error: could not compile",
-    passed=r"test result: ok\. [1-9]",
+    # The exercise's own tests (tests/*.rs) must have run and passed: the manifest is the
+    # solution's, and a [[test]] or autotests entry there could otherwise run tests of its own.
+    passed=r"(?s)Running tests/[^\s/]+\.rs .*?test result: ok\. [1-9]",
     noise=(r" in \d+(\.\d+)?s", r"finished in \d+\.\d+s"),
     needs=Limits(seconds=300, cpu_seconds=600, memory=0, processes=512, file_size=0),
     prepare=prepare,

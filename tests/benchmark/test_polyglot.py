@@ -187,3 +187,30 @@ def test_the_python_instructions_are_word_for_word_as_before() -> None:
         " Use only the\nPython standard library. Keep the names of the functions and classes"
         " in the stubs: they are\nwhat the unit tests call."
     )
+
+
+@needs_polyglot
+@pytest.mark.parametrize("where", ["threads", "ray"])
+def test_languages_and_keywords_compose_with_a_grid_and_repeats(tmp_path: Path, where: str):
+    if where == "ray":
+        pytest.importorskip("ray")
+    if "go" not in usable():
+        pytest.skip("Go is not usable here")
+    exercises = small_set(tmp_path / "set", ["go", "python"])
+    grid = ("--model", "oracle", "--edit-format", "whole", "diff", "--repeat", "2")
+    chosen = ("--languages", "go,python", "--keywords", "beer")
+    more = ("--ray",) if where == "ray" else ("--threads", "2")
+    assert cli.main(argv(tmp_path, exercises, *chosen, *grid, *more)) == 0
+    summaries = sorted((tmp_path / "runs").glob("*/summary.json"))
+    assert [s.parent.name[12:] for s in summaries] == [
+        f"oracle--{fmt}--go-python--r{n}" for fmt in ("diff", "whole") for n in (1, 2)
+    ]
+    for summary in summaries:
+        figures = json.loads(summary.read_text())
+        assert figures["selected"] == 2 and figures["pass_rate_1"] == 100.0
+        assert {k: v["pass_rate_1"] for k, v in figures["languages"].items()} == {
+            "go": 100.0,
+            "python": 100.0,
+        }
+        assert (summary.parent / "results" / "go" / "beer-song.json").is_file()
+        assert (summary.parent / "results" / "beer-song.json").is_file()

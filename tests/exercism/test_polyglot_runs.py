@@ -135,3 +135,14 @@ def test_a_hanging_solution_is_stopped_at_the_limit(monkeypatch) -> None:
     monkeypatch.setitem(LANGUAGES, "go", quicker)
     run = run_tests(found, spinning, dataclasses.replace(SETUP, limits=Limits(seconds=1)))
     assert run.timed_out and not run.passed
+
+
+def test_a_manifest_that_drops_the_exercises_tests_does_not_pass() -> None:
+    found = exercise("rust", "acronym")
+    cheating = found.example_solution()
+    cheating["Cargo.toml"] = cheating["Cargo.toml"].replace(
+        "[package]\n", "[package]\nautotests = false\n"
+    )
+    cheating["src/lib.rs"] += "\n#[test]\nfn of_its_own() {}\n"
+    run = run_tests(found, cheating, SETUP)
+    assert "test result: ok. 1 passed" in run.output and not run.passed

@@ -108,7 +108,3 @@ class Language:
             processes=max(given.processes, self.needs.processes),
             file_size=max(given.file_size, self.needs.file_size),
         )
-
-    def filled(self, text: str, cache: Path, here: str) -> str:
-        """text with {cache} and {here} filled in."""
-        return text.replace("{cache}", str(cache)).replace("{here}", here)

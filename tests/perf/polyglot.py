@@ -10,6 +10,7 @@
 
 Run: python tests/perf/polyglot.py [--exercises-dir DIR] [--per-language 4]
      [--formats whole,diff] [--skip-prepare --cache-dir DIR] [--skip-oracle]
+     [--languages go,rust]
 """
 
 from __future__ import annotations
@@ -78,22 +79,25 @@ def _globbed(command: list[str], cwd: Path) -> list[str]:
     return words
 
 
-def overhead(exercises_dir: Path, cache: Path, per_language: int) -> None:
+def overhead(
+    exercises_dir: Path, cache: Path, per_language: int, languages: str | None = None
+) -> None:
     """Bare against run_tests, per language, interleaved so that the machine's load falls
     on both alike, which comes first alternating. The bare runs use a copy of the cache: as
     root they could write to it (Go's build cache), which the contained runs cannot."""
     setup = TestSetup(limits=Limits(seconds=600, cpu_seconds=1200), cache=cache)
     with tempfile.TemporaryDirectory(prefix="coder-bare-cache-") as copy:
         shutil.copytree(cache, copy, symlinks=True, dirs_exist_ok=True)
-        _overhead(exercises_dir, cache, Path(copy), per_language, setup)
+        found = polyglot.chosen(exercises_dir, languages)
+        _overhead(found, cache, Path(copy), per_language, setup)
 
 
 def _overhead(
-    exercises_dir: Path, cache: Path, copy: Path, per_language: int, setup: TestSetup
+    found: dict[str, Path], cache: Path, copy: Path, per_language: int, setup: TestSetup
 ) -> None:
     print(f"\noverhead per language ({per_language} reference solutions each, in sequence):")
     print(f"{'language':<12}{'bare s':>9}{'harness s':>11}{'overhead':>10}")
-    for name, folder in polyglot.found(exercises_dir).items():
+    for name, folder in found.items():
         chosen = polyglot.exercises({name: folder}, (), None)[:per_language]
         alone = contained = 0.0
         for n, exercise in enumerate(chosen):
@@ -143,6 +147,7 @@ def main() -> None:
     parser.add_argument("--cache-dir", type=Path)
     parser.add_argument("--per-language", type=int, default=4)
     parser.add_argument("--formats", default="whole")
+    parser.add_argument("--languages", help="the overhead of these only (comma-separated)")
     parser.add_argument("--skip-prepare", action="store_true")
     parser.add_argument("--skip-oracle", action="store_true")
     args = parser.parse_args()
@@ -150,7 +155,7 @@ def main() -> None:
         cache = args.cache_dir or Path(fresh)
         if not args.skip_prepare:
             prepare_all(args.exercises_dir, cache)
-        overhead(args.exercises_dir, cache, args.per_language)
+        overhead(args.exercises_dir, cache, args.per_language, args.languages)
         if not args.skip_oracle:
             oracle_run(args.exercises_dir, cache, args.formats.split(","))
     print(f"\n(machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f})", file=sys.stderr)

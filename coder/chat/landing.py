@@ -54,9 +54,11 @@ class Landing:
         except (GitError, WriteError) as exc:
             self.terminal.error(f"{exc}")
             return False
-        self.saves += saved
-        for sha in saved:
+        self.saves += saved.commits
+        for sha in saved.commits:
             self.terminal.say(f"Your uncommitted changes there were committed first: {sha[:7]}.")
+        for path, copy in saved.backups.items():
+            self.terminal.say(saving.backed_up(path, copy, self.ws.root))
         for path in fresh:
             self.before[path] = proposal.originals[path]
         self.written.update(changed)

@@ -72,11 +72,13 @@ def _write(session: Session, done: Swap, new: Proposal) -> list[str]:
     }
     proposal = Proposal(ApplyResult(writes), done.current)
     repo = session.repo if session.config.auto_commits else None
-    commits = saving.write(proposal, session.ws, repo, save_user=done.paths)
+    saved = saving.write(proposal, session.ws, repo, save_user=done.paths)
     for path in done.paths:
         if not done.originals[path].exists and path not in new.result.files:
             session.ws.remove(path)
-    return commits
+    for path, copy in saved.backups.items():
+        session.terminal.say(saving.backed_up(path, copy, session.ws.root))
+    return saved.commits
 
 
 def pick(session: Session, label: str) -> TurnOutcome:

@@ -158,6 +158,15 @@ class Workspace:
                     " program or another coder): nothing was written"
                 )
 
+    def read_only(self, rel: str) -> bool:
+        """Whether the file at rel exists and its mode forbids its owner to write it (chmod
+        444): someone meant it to stay as it is, which a rename would not respect."""
+        try:
+            mode = self.check(rel).stat().st_mode
+        except OSError:
+            return False
+        return not mode & stat.S_IWUSR
+
     def real(self, rel: str) -> str:
         """The repository-relative path of the file rel leads to, through symlinks."""
         return self.check(rel).relative_to(self.root).as_posix()
@@ -176,6 +185,23 @@ class Workspace:
                 if len(found) >= limit:
                     return found
         return found
+
+    def back_up(self, rels: list[str], folder: Path) -> dict[str, Path]:
+        """Copy the files at rels, byte for byte, under folder (at their relative paths); where
+        each copy is. WriteError when the system refuses (nothing is then written)."""
+        copies: dict[str, Path] = {}
+        try:
+            for rel in rels:
+                copy = folder / rel
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                copy.write_bytes(self.check(rel).read_bytes())
+                copies[rel] = copy
+        except OSError as exc:
+            raise WriteError(
+                f"cannot keep a copy of {rel} in {folder}: {exc.strerror or exc}; nothing was"
+                " written"
+            ) from None
+        return copies
 
     def remove(self, rel: str) -> None:
         """Delete a file coder created, when the user chooses not to keep it."""

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 from collections.abc import Mapping
 from pathlib import Path
 
 from coder import exits
 from coder.chat import config as settings
+from coder.chat import repo_settings
 from coder.chat.session import Session, SessionConfig
 from coder.chat.usage import spent
 from coder.edits.workspace import Workspace
@@ -42,7 +44,7 @@ def run(args: argparse.Namespace, terminal: Terminal, environ: Mapping[str, str]
     if committing and not repo.has_identity():
         raise UsageError(f"{NO_IDENTITY}; or pass --no-auto-commits")
     ws = Workspace(repo.root if repo else cwd)
-    environ = {**environ, **_load_dotenv(ws.root, environ)}
+    config, environ = _from_repository(config, repo, ws, terminal, environ, flags)
     session = _session(config, ws, repo, terminal, args.files, environ)
     terminal.say(_banner(session, config))
     if committing:
@@ -274,16 +276,35 @@ def _message(args: argparse.Namespace) -> str | None:
     return None
 
 
-def _load_dotenv(root: Path, environ: Mapping[str, str]) -> dict[str, str]:
-    """Provider keys from a .env file at the repository root, put into the process's
-    environment (where litellm reads them) and returned; the environment wins."""
-    path = root / ".env"
-    if not path.is_file():
-        return {}
-    loaded = {}
-    for line in path.read_text(errors="replace").splitlines():
-        key, sep, value = line.strip().removeprefix("export ").partition("=")
-        key = key.strip()
-        if sep and key and not key.startswith("#") and key not in environ:
-            loaded[key] = os.environ[key] = value.strip().strip("'\"")
-    return loaded
+def _from_repository(
+    config: settings.Config,
+    repo: Repo | None,
+    ws: Workspace,
+    terminal: Terminal,
+    environ: Mapping[str, str],
+    flags: Mapping[str, object],
+) -> tuple[settings.Config, dict[str, str]]:
+    """The settings and environment with what the repository's own files may give: the held
+    settings of its .coder.conf.yml the user allows, the provider keys of its .env (where the
+    environment has none, put into this process's environment, where litellm reads them), and
+    the provider addresses there the user allows."""
+    accepted: dict[str, object] = {}
+    for name, value in settings.held_back(repo.root if repo else None, environ, flags).items():
+        if name == "read" and not repo_settings.outside(ws.root, value):
+            accepted[name] = value
+            continue
+        shown = ", ".join(value) if isinstance(value, tuple) else str(value)
+        where, does = settings.CONFIG_NAME, repo_settings.HELD[name]
+        if repo_settings.allowed(repo, terminal, where, name.replace("_", "-"), shown, does):
+            accepted[name] = value
+    dotenv = repo_settings.read_dotenv(ws.root, environ)
+    for problem in dotenv.problems:
+        terminal.error(f"coder: {problem}")
+    taken = dict(dotenv.keys)
+    for name, value in dotenv.bases.items():
+        if repo_settings.allowed(
+            repo, terminal, ".env", name, value, repo_settings.HELD["api_base"]
+        ):
+            taken[name] = value
+    os.environ.update(taken)
+    return dataclasses.replace(config, **accepted), {**environ, **taken}

@@ -19,6 +19,10 @@ def target(edit: Edit, state: State) -> str:
     else:
         path = _unnamed_target(edit, state)
     refusal = paths.refusal(path)
+    if path.startswith("-") and path not in state.docs:
+        # Commands run on the changed files (a lint command) would take such a name for an
+        # option; a file the user put in the chat keeps its name.
+        refusal = f"{path} starts with -, which commands would read as an option"
     if refusal:
         raise Miss(Failure(edit, f"Block {edit.index} was refused: {refusal}.", path=path))
     if path not in state.docs and not creating and path not in state.tree.files:

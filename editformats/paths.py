@@ -106,6 +106,12 @@ def tree_of(files: Collection[str]) -> Tree:
     return Tree(frozenset(files), frozenset(folders))
 
 
+def shown(name: str) -> str:
+    """A file name as the model sees it: bytes that are not UTF-8 (carried in a str as lone
+    surrogates, as Python reads such names) become U+FFFD, which can be sent and written back."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def resolve(
     name: str, chat_files: Collection[str], tree: Tree = NO_TREE, creating: bool = False
 ) -> str:
@@ -122,6 +128,10 @@ def resolve(
     path = normalize(clean(name))
     if not path or path in chat_files or path in tree.files:
         return path
+    # A chat file whose name is not UTF-8 is shown to the model as shown() has it.
+    as_shown = [f for f in chat_files if shown(f) == path and f != path]
+    if len(as_shown) == 1:
+        return as_shown[0]
     longer = [f for f in chat_files if path.endswith("/" + f)]
     best = max(longer, key=len) if longer else ""
     prefix = path[: len(path) - len(best) - 1] if best else ""

@@ -86,6 +86,11 @@ def run(options: ApplyOptions, terminal: Terminal) -> int:
     _report(result, saved.commits, terminal)
     for path, copy in saved.backups.items():
         terminal.say(saving.backed_up(path, copy, ws.root))
+    if repo is not None and saved.commits and repo.detached():
+        terminal.say(
+            "HEAD is detached, so these commits are on no branch: git switch -c NAME keeps"
+            " them on a new branch."
+        )
     if repo is None:
         return exits.OK
     left = saving.not_committed(repo, ws, sorted(result.files))

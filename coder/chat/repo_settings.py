@@ -7,7 +7,6 @@ config, for that very value)."""
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -94,12 +93,3 @@ def allowed(
     if repo is not None:
         repo.remember(setting, stamp)
     return True
-
-
-def outside(root: Path, names: tuple[str, ...]) -> bool:
-    """Whether any of the files named lies outside root."""
-    for name in names:
-        path = Path(os.path.abspath(root / os.path.expanduser(name)))
-        if path != root and root not in path.parents:
-            return True
-    return False

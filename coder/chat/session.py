@@ -364,7 +364,7 @@ class Session:
     def contents(self) -> tuple[dict[str, str], dict[str, str]]:
         """The chat files as they are on disk now: re-read every turn."""
         files = {p: self.ws.read(p).text for p in self.files}
-        read_only = {p: self.ws.read(p).text for p in self.read_only}
+        read_only = {p: self.ws.read_reference(p).text for p in self.read_only}
         return files, read_only
 
     def _propose(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -46,6 +47,13 @@ def run(args: argparse.Namespace, terminal: Terminal, environ: Mapping[str, str]
     ws = Workspace(repo.root if repo else cwd)
     config, environ = _from_repository(config, repo, ws, terminal, environ, flags)
     session = _session(config, ws, repo, terminal, args.files, environ)
+    from coder.chat.commands.files import affordable
+
+    kept = [f for f in session.files if affordable(session, terminal, f)]
+    if len(kept) < len(session.files) and _message(args) is not None:
+        left = ", ".join(f for f in session.files if f not in kept)
+        raise UsageError(f"{left} would not be sent, so the request is not either")
+    session.files = kept
     terminal.say(_banner(session, config))
     if committing:
         _warn_about_git(repo, terminal)
@@ -151,7 +159,7 @@ def _session(
         raise UsageError(exc.args[0]) from None
     try:
         chat_files = [ws.relative(os.path.expanduser(name)) for name in files]
-        read_only = [ws.relative(os.path.expanduser(name)) for name in config.read]
+        read_only = [ws.reference(name) for name in config.read]
     except PathError as exc:
         raise UsageError(str(exc)) from None
     if not 1 <= config.candidates <= MAX_CANDIDATES:
@@ -163,6 +171,8 @@ def _session(
         raise UsageError(f"--refine must be 0 or more, not {config.refine}")
     if config.map_tokens < 0:
         raise UsageError(f"--map-tokens must be 0 (no map) or more, not {config.map_tokens}")
+    if not (math.isfinite(config.timeout) and config.timeout > 0):
+        raise UsageError(f"--timeout must be a number of seconds above 0, not {config.timeout}")
     if config.context_window is not None and config.context_window < 1:
         raise UsageError(f"--context-window must be 1 or more, not {config.context_window}")
     if config.rtc_samples < 1 or not 0 < config.rtc_threshold <= 1:
@@ -270,9 +280,14 @@ def _message(args: argparse.Namespace) -> str | None:
         return args.message
     if args.message_file is not None:
         try:
-            return args.message_file.read_text()
+            return args.message_file.read_bytes().decode("utf-8-sig")
         except OSError as exc:
             raise UsageError(f"cannot read {args.message_file}: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            raise UsageError(
+                f"{args.message_file} is not UTF-8 text (byte {exc.start:,} is not), so it is not"
+                " sent"
+            ) from None
     return None
 
 
@@ -290,9 +305,6 @@ def _from_repository(
     the provider addresses there the user allows."""
     accepted: dict[str, object] = {}
     for name, value in settings.held_back(repo.root if repo else None, environ, flags).items():
-        if name == "read" and not repo_settings.outside(ws.root, value):
-            accepted[name] = value
-            continue
         shown = ", ".join(value) if isinstance(value, tuple) else str(value)
         where, does = settings.CONFIG_NAME, repo_settings.HELD[name]
         if repo_settings.allowed(repo, terminal, where, name.replace("_", "-"), shown, does):

@@ -95,6 +95,29 @@ class Workspace:
         text, encoding = decode(data)
         return FileText(name, text, encoding, True)
 
+    def reference(self, name: str) -> str:
+        """The name a file the user adds for reference only goes by: repository-relative when it
+        lies in the repository, else its absolute path (~ expanded). PathError when it is not a
+        file."""
+        path = Path(os.path.abspath(os.path.expanduser(name)))
+        with contextlib.suppress(PathError):
+            return self.relative(path)
+        if not path.is_file():
+            raise PathError(f"{name} is not a file")
+        return str(path)
+
+    def read_reference(self, name: str) -> FileText:
+        """A reference file's text (see reference()): one outside the repository is only ever
+        read, never written."""
+        if not os.path.isabs(name):
+            return self.read(name)
+        try:
+            data = Path(name).read_bytes()
+        except OSError:
+            return FileText(name)
+        text, encoding = decode(data)
+        return FileText(name, text, encoding, True)
+
     def write_all(self, contents: Mapping[str, str], originals: Mapping[str, FileText]) -> None:
         """Write every file or none: encode all, check that none changed on disk since it was
         read into originals, then replace each atomically, undoing them all on failure.

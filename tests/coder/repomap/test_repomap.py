@@ -194,8 +194,7 @@ SECRETS = {
         "def login(user):  # admin password: SECRET-2\n    pass\n"
     ),
     "comments.js": (
-        "const KEY_RE = /SECRET-1[a-z]+/g;  // SECRET-2\n"
-        "function auth() { /* SECRET-3 */ }\n"
+        "const KEY_RE = /SECRET-1[a-z]+/g;  // SECRET-2\nfunction auth() { /* SECRET-3 */ }\n"
     ),
     "comments.ts": "export const R = /SECRET-1/; // SECRET-2\n",
     "comments.go": "package p\nconst N = 1 // SECRET-1\nfunc F() {} /* SECRET-2 */\n",

@@ -25,6 +25,13 @@ def target(edit: Edit, state: State) -> str:
         # Commands run on the changed files (a lint command) would take such a name for an
         # option.
         refusal = f"{path} starts with -, which commands would read as an option"
+    if not refusal and path not in state.docs and path not in state.tree.files:
+        twin = state.look_alike(path)
+        if twin:
+            refusal = (
+                f"{path} looks like {twin} but is another name (its letters differ), so it"
+                f" would be a second file beside it; write {twin} exactly"
+            )
     if refusal:
         raise Miss(Failure(edit, f"Block {edit.index} was refused: {refusal}.", path=path))
     if path not in state.docs and not creating and path not in state.tree.files:

@@ -70,6 +70,9 @@ LARGE = 256 * 1024
 with every request."""
 CHARS_PER_TOKEN = 4
 """Roughly, for the estimate said to the user."""
+FITS_ANY = 8_000
+"""Tokens every model takes in one request: a smaller file is added without asking the model's
+context window, which may need the seconds litellm takes to import."""
 
 
 def affordable(session, terminal, rel: str) -> bool:
@@ -80,6 +83,8 @@ def affordable(session, terminal, rel: str) -> bool:
     except (OSError, PathError):
         return True  # a new file, or one the workspace will refuse with its own reason
     tokens = size // CHARS_PER_TOKEN
+    if tokens <= FITS_ANY:
+        return True
     window = getattr(session.model, "context_window", lambda: None)()
     if window and tokens > window:
         terminal.error(

@@ -315,10 +315,13 @@ def test_a_new_file_never_replaces_a_chat_file_of_a_similar_name(repo: Path) -> 
     (repo / "config.py").write_text("DEBUG = False\n")
     git(repo, "add", ".")
     git(repo, "commit", "-qm", "more")
-    reply = (
-        "conftest.py\n```python\nROOT = 1\n```\n\nConfig.py\n```python\nclass Config: ...\n```\n"
-    )
+    reply = "conftest.py\n```python\nROOT = 1\n```\n"
     assert apply(repo, reply, "tests/conftest.py", "config.py") == exits.OK
     assert (repo / "tests/conftest.py").read_text() == "FIXTURES = 1\n"
-    assert (repo / "config.py").read_text() == "DEBUG = False\n"
     assert (repo / "conftest.py").read_text() == "ROOT = 1\n"
+    # A name that differs from a chat file's only by case is refused: on a case-blind file
+    # system it is the same file, and elsewhere a second file that looks like the first.
+    reply = "Config.py\n```python\nclass Config: ...\n```\n"
+    assert apply(repo, reply, "tests/conftest.py", "config.py") == exits.FAILED
+    assert (repo / "config.py").read_text() == "DEBUG = False\n"
+    assert not (repo / "Config.py").exists()

@@ -180,7 +180,6 @@ def _prepared(
     run_folder = scratch / exercise.name
     try:
         copy = copy_to(exercise, run_folder / exercise.name if language.nested else run_folder)
-        _writable(run_folder)
         for name in exercise.test_files:
             if language.unskip and (copy / name).is_file():
                 (copy / name).write_text(language.unskipped((copy / name).read_text()))
@@ -209,14 +208,6 @@ def _allowed(exercise: Exercise, language: Language, solution: Mapping[str, str]
         if name in exercise.solution_files or (added and safe and name not in exercise.test_files):
             names.append(name)
     return names
-
-
-def _writable(folder: Path) -> None:
-    """Open the copy to its owner: the source may be read-only, and the sandbox runs without
-    the privilege to write anyway."""
-    for path in [folder, *folder.rglob("*")]:
-        if not path.is_symlink():
-            path.chmod(0o755 if path.is_dir() else 0o644)
 
 
 _LIMITS = {

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from editformats.edit import EditFormat
-from editformats.formats import diff, diff_func, udiff, whole, whole_func
+from editformats.formats import diff, diff_func, patch, patch_func, udiff, whole, whole_func
 
 FORMATS: dict[str, EditFormat] = {
     f.name: f
@@ -13,6 +13,8 @@ FORMATS: dict[str, EditFormat] = {
         udiff.FORMAT,
         whole_func.FORMAT,
         diff_func.FORMAT,
+        patch.FORMAT,
+        patch_func.FORMAT,
     )
 }
 

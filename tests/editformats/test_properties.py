@@ -128,7 +128,15 @@ def test_a_unique_run_of_lines_is_replaced_exactly(lines: list[str], data) -> No
     assert result.files.get("a.py", text) == expected
 
 
-def test_registry_lists_the_five_formats_and_their_other_names() -> None:
-    assert set(FORMATS) == {"whole", "diff", "udiff", "whole-func", "diff-func"}
+def test_registry_lists_the_seven_formats_and_their_other_names() -> None:
+    assert set(FORMATS) == {
+        "whole",
+        "diff",
+        "udiff",
+        "whole-func",
+        "diff-func",
+        "patch",
+        "patch-func",
+    }
     for alias in ("diff-fenced", "editor-diff", "editor-diff-fenced"):
         assert get_format(alias) is get_format("diff")

@@ -177,7 +177,7 @@ class Session:
                 proposal = self._propose(completion, chosen.base if chosen else None)
             except ReplyError as exc:
                 self._answer(completion, [f"Nothing of this reply was applied: {exc}"])
-                message = feedback.next_request(completion.tool_calls, str(exc))
+                message = feedback.next_request(completion.tool_calls, str(exc), True)
                 self.counts["parse_errors"] += 1
                 cut = isinstance(exc, TruncatedReply)
                 self.terminal.error(
@@ -204,7 +204,7 @@ class Session:
             if result.ok:
                 return self._finish(text, applied=True)
             failures = feedback.failure_message(result, kept=kept)
-            message = feedback.next_request(completion.tool_calls, failures)
+            message = feedback.next_request(completion.tool_calls, failures, result.atomic)
             self.counts["apply_failures"] += 1
             self.counts["lazy"] += sum("placeholder" in f.reason for f in result.failures)
             self.terminal.error(failures)

@@ -44,10 +44,10 @@ def save(proposal: Proposal, ws: Workspace, repo: Repo | None, message: str) -> 
     """Write the proposal's files and, with a repo, commit them after the user's own changes to
     them (see write and commit). Returns the commits made, oldest first."""
     with _locked(repo), uninterrupted():
-        commits = _write(proposal, ws, repo, list(proposal.result.files))
+        commits = _write(proposal, ws, repo, list(proposal.result.changed))
         if repo is not None:
             head = repo.head()
-            sha = _commit(repo, ws, sorted(proposal.result.files), message)
+            sha = _commit(repo, ws, list(proposal.result.changed), message)
             if sha and sha != head:
                 commits.append(sha)
     return commits
@@ -56,19 +56,20 @@ def save(proposal: Proposal, ws: Workspace, repo: Repo | None, message: str) -> 
 def _write(
     proposal: Proposal, ws: Workspace, repo: Repo | None, save_user: Collection[str]
 ) -> list[str]:
-    changed = proposal.result.files
-    if not changed:
+    changed, removed = proposal.result.files, proposal.result.deleted
+    if not changed and not removed:
         return []
     commits: list[str] = []
     if repo is not None:
-        ws.verify({p: proposal.originals[p] for p in changed if p in proposal.originals})
+        touched = proposal.result.changed
+        ws.verify({p: proposal.originals[p] for p in touched if p in proposal.originals})
         ws.encode_all(changed, proposal.originals)  # fail before anything is committed
         if save_user:
             try:
                 commits = save_user_changes(repo, sorted({ws.real(p) for p in save_user}))
             except GitError as exc:
                 raise GitError(f"{exc}. Nothing was written") from None
-    ws.write_all(changed, proposal.originals)
+    ws.write_all(changed, proposal.originals, removed)
     return commits
 
 
@@ -110,8 +111,10 @@ def save_user_changes(repo: Repo, paths: list[str]) -> list[str]:
 
 
 def not_committed(repo: Repo, ws: Workspace, paths: list[str]) -> dict[str, str]:
-    """Those of the files at paths (through symlinks) that git did not commit, with why."""
-    return repo.uncommitted(sorted({ws.real(p) for p in paths}))
+    """Those of the files at paths (through symlinks) that git did not commit, with why (a
+    file removed counts only when its removal is not committed)."""
+    left = repo.uncommitted(sorted({ws.real(p) for p in paths}))
+    return {p: why for p, why in left.items() if why == "changed" or ws.read(p).exists}
 
 
 @contextlib.contextmanager
@@ -153,4 +156,4 @@ def uninterrupted() -> Iterator[None]:
 
 def commit_message(result: ApplyResult) -> str:
     """A deterministic one-line message naming the changed files."""
-    return f"coder: edit {listed(sorted(result.files))}"
+    return f"coder: edit {listed(list(result.changed))}"

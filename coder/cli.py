@@ -45,7 +45,11 @@ def build_parser():
         const=True,
         help="reach an openai/ model with --api-base through litellm, not directly",
     )
-    p.add_argument("--edit-format", help="how the model writes edits (default: diff)")
+    p.add_argument(
+        "--edit-format",
+        help="how the model writes edits (default: patch for OpenAI's GPT-4.1+, o-series and"
+        " Codex models, diff for others; --apply: diff)",
+    )
     p.add_argument("--max-reflections", type=int, help="retries of failed edits (default: 3)")
     p.add_argument("--read", action="append", metavar="FILE", help="add FILE read-only")
     p.add_argument("--test-cmd", help="the command /test (and --auto-test) runs")

@@ -16,6 +16,7 @@ from coder.errors import GitError, NotCommitted, WriteError
 from coder.seams.repo import Repo
 from coder.terminal import Terminal
 from coder.trust.rtc import Change
+from editformats import ApplyResult
 
 
 @dataclass
@@ -116,6 +117,13 @@ class Landing:
         for path, original in back.items():
             if not original.exists:
                 self.ws.remove(path)
+
+
+def files_after(files: list[str], result: ApplyResult) -> list[str]:
+    """The chat's files once result is written: those it renamed under their new names, those
+    it deleted gone."""
+    moved, gone = result.moved, set(result.deleted)
+    return [moved.get(p, p) for p in files if p not in gone or p in moved]
 
 
 def _state(file: FileText) -> str | None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from coder import prompt
 from coder.chat import architect, checks, usage
 from coder.chat.commit_message import write_commit_message
-from coder.chat.landing import Landing
+from coder.chat.landing import Landing, files_after
 from coder.chat.transcript import append_messages
 from coder.chat.turns import SessionConfig, TurnOutcome
 from coder.edits import editing
@@ -201,6 +201,8 @@ class Session:
             )
             if not written:
                 return TurnOutcome(failed=True)
+            if kept:
+                self.files = files_after(self.files, result)
             if result.ok:
                 return self._finish(text, applied=True)
             failures = feedback.failure_message(result, kept=kept)

@@ -74,8 +74,7 @@ class _Patch:
         if edit.chunks:
             how, note = self._update(edit, path)
         if edit.move_to:
-            target = self._moved(edit, path)
-            note = "; ".join(filter(None, [note, f"moved to {target}"]))
+            self._moved(edit, path)
             how = "moved" if not edit.chunks else how
         return Applied(edit, path, how, note=note)
 
@@ -126,7 +125,7 @@ class _Patch:
         self.now[path] = done.text.text()
         return done.level, "; ".join(done.notes)
 
-    def _moved(self, edit: Edit, path: str) -> str:
+    def _moved(self, edit: Edit, path: str) -> None:
         target = self._path(edit, edit.move_to)
         if target == path or (self._exists(target) and self.now.get(target) != ""):
             reason = misses.move_onto(edit, target, target == path)
@@ -136,7 +135,6 @@ class _Patch:
         origin = self.origin.pop(path, path)
         if origin in self.chat:
             self.origin[target] = origin
-        return target
 
     def _nearest(self, lines: list[str], miss: chunks.ChunkMiss) -> range:
         """The lines of the file to show beside a failed chunk (for the first few failures of

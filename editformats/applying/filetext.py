@@ -3,7 +3,9 @@ final newline and its byte-order mark, so that a patch changes only the lines it
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass
+from itertools import chain
 
 BOM = "\ufeff"
 
@@ -23,8 +25,11 @@ class FileText:
         bom = BOM if text.startswith(BOM) else ""
         parts = text[len(bom) :].split("\n")
         last = parts.pop()
-        lines = [p[:-1] if p.endswith("\r") else p for p in parts]
-        ends = ["\r\n" if p.endswith("\r") else "\n" for p in parts]
+        if "\r" in text:
+            lines = [p[:-1] if p.endswith("\r") else p for p in parts]
+            ends = ["\r\n" if p.endswith("\r") else "\n" for p in parts]
+        else:
+            lines, ends = parts, ["\n"] * len(parts)
         if last:
             lines.append(last)
             ends.append("")
@@ -45,18 +50,22 @@ class FileText:
     def replaced(self, changes: list[tuple[int, int, list[str], list[str]]]) -> FileText:
         """A new text with each (start, end, lines, ends) change made, the changes given in
         order and not overlapping; the text keeps its final newline, or its lack of one."""
-        lines: list[str] = []
-        ends: list[str] = []
+        line_parts: list[list[str]] = []
+        end_parts: list[list[str]] = []
         at = 0
         for start, end, new_lines, new_ends in changes:
-            lines += self.lines[at:start] + new_lines
-            ends += self.ends[at:start] + new_ends
+            line_parts += (self.lines[at:start], new_lines)
+            end_parts += (self.ends[at:start], new_ends)
             at = end
-        lines += self.lines[at:]
-        ends += self.ends[at:]
+        line_parts.append(self.lines[at:])
+        end_parts.append(self.ends[at:])
+        lines = list(chain.from_iterable(line_parts))
+        ends = list(chain.from_iterable(end_parts))
         newline = self.newline()
-        for i in range(len(ends) - 1):
-            ends[i] = ends[i] or newline
+        if not self.final_newline() and len(ends) > 1:
+            # The old last line, which has no ending, may no longer be last.
+            with suppress(ValueError):
+                ends[ends.index("", 0, len(ends) - 1)] = newline
         if ends:
             ends[-1] = (ends[-1] or newline) if self.final_newline() else ""
         return FileText(lines, ends, self.bom)

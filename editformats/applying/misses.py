@@ -95,7 +95,13 @@ def chunk(edit: Edit, path: str, miss: ChunkMiss, lines: list[str], nearest: ran
         )
     else:
         text = f"{where}: these lines of it match no lines of {path}{below}:\n{_fence(_sent(miss))}"
-        if miss.places:
+        if miss.places and _starts_with_its_anchor(miss):
+            text += (
+                f"\nThey stand at line {miss.places[0] + 1}, where the chunk's own @@ line"
+                " points: a chunk is looked for below the line its @@ names, so leave that line"
+                " out of the chunk, or name the line above it."
+            )
+        elif miss.places:
             text += (
                 f"\nThey stand at line {miss.places[0] + 1}, above where the search began: the"
                 " chunks of a section must follow the file's order, and an @@ line only looks"
@@ -114,6 +120,12 @@ def numbered(lines: list[str], span: range) -> str:
     """The lines in span, each after its number (from 1)."""
     width = len(str(span.stop))
     return "\n".join(f"{n + 1:>{width}} | {lines[n]}" for n in span[:MAX_QUOTED])
+
+
+def _starts_with_its_anchor(miss: ChunkMiss) -> bool:
+    """True when the chunk's first line to find is the line its last @@ names."""
+    anchors, wanted = miss.chunk.anchors, miss.chunk.before()
+    return bool(anchors and wanted) and anchors[-1].strip() == wanted[0].strip()
 
 
 def _sent(miss: ChunkMiss) -> str:

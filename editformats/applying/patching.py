@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from editformats import paths
-from editformats.applying import chunks, misses, similarity
+from editformats.applying import chunks, misses, seeking, similarity
 from editformats.applying.filetext import FileText
-from editformats.applying.seeking import Exhausted
 from editformats.applying.state import MAX_EXPLAINED, Miss
 from editformats.edit import Applied, ApplyResult, Edit, Failure, check_count
 
@@ -38,7 +37,7 @@ def apply(
         except Miss as miss:
             failures.append(miss.failure)
             failed.add(miss.failure.path or paths.normalize(edit.path))
-        except Exhausted:
+        except seeking.Exhausted:
             failures.append(Failure(edit, misses.exhausted(edit), kind="budget"))
             break
     if failures:
@@ -50,8 +49,9 @@ class _Patch:
     """The files as the operations so far leave them."""
 
     def __init__(self, files: dict[str, str], tree: paths.Tree):
-        self.now: dict[str, str | None] = dict(files)
-        """The text of each file known (None: deleted by the patch)."""
+        self.now: dict[str, str | FileText | None] = dict(files)
+        """The text of each file known (None: deleted by the patch); a file updated is kept
+        as lines until the end, so that many sections on one file stay cheap."""
         self.chat = frozenset(files)
         self.tree = tree
         self.origin: dict[str, str] = {}
@@ -62,7 +62,7 @@ class _Patch:
     def operate(self, edit: Edit) -> Applied:
         if edit.new_file:
             path = self._path(edit, edit.path)
-            if self._exists(path) and self.now.get(path) != "":
+            if self._exists(path) and not self._empty(path):
                 raise Miss(Failure(edit, misses.exists(edit, path, path in self.now), path=path))
             self.now[path] = edit.updated
             return Applied(edit, path, "created")
@@ -80,9 +80,9 @@ class _Patch:
 
     def result(self, files: Mapping[str, str], applied: tuple[Applied, ...]) -> ApplyResult:
         """The new texts, the files removed and the files renamed."""
-        written = {
-            p: t for p, t in self.now.items() if t is not None and (p not in files or t != files[p])
-        }
+        texts = {p: t if isinstance(t, str) else t.text() for p, t in self.now.items() if t}
+        texts |= {p: "" for p, t in self.now.items() if t == ""}
+        written = {p: t for p, t in texts.items() if p not in files or t != files[p]}
         deleted = tuple(sorted(p for p in files if self.now[p] is None))
         moved = {o: p for p, o in self.origin.items() if self.now.get(p) is not None}
         return ApplyResult(written, applied, deleted=deleted, moved=moved, atomic=True)
@@ -96,6 +96,11 @@ class _Patch:
         if path in self.tree.folders and not self._exists(path):
             raise Miss(Failure(edit, misses.folder(edit, path), path=path))
         return path
+
+    def _empty(self, path: str) -> bool:
+        """True for a file known to be empty (a chat file that may not exist yet)."""
+        text = self.now.get(path)
+        return text == "" or (isinstance(text, FileText) and not text.lines and not text.bom)
 
     def _exists(self, path: str) -> bool:
         if path in self.now:
@@ -115,19 +120,21 @@ class _Patch:
 
     def _update(self, edit: Edit, path: str) -> tuple[str, str]:
         """The chunks applied to the file: how loosely they matched, and a note saying so."""
-        text = FileText.of(self.now[path] or "")
+        known = self.now[path]
+        text = known if isinstance(known, FileText) else FileText.of(known or "")
+        seeking.charge(self.meter, seeking.TEXT_COST * len(text.lines))
         try:
             done = chunks.apply(text, edit.chunks, self.meter)
         except chunks.ChunkMiss as miss:
             reason = misses.chunk(edit, path, miss, text.lines, self._nearest(text.lines, miss))
             kind = "ambiguous" if miss.why == "ambiguous" else "not-found"
             raise Miss(Failure(edit, reason, path=path, kind=kind)) from None
-        self.now[path] = done.text.text()
+        self.now[path] = done.text
         return done.level, "; ".join(done.notes)
 
     def _moved(self, edit: Edit, path: str) -> None:
         target = self._path(edit, edit.move_to)
-        if target == path or (self._exists(target) and self.now.get(target) != ""):
+        if target == path or (self._exists(target) and not self._empty(target)):
             reason = misses.move_onto(edit, target, target == path)
             raise Miss(Failure(edit, reason, path=target))
         self.now[target] = self.now[path]

@@ -55,7 +55,8 @@ def envelopes(lines: list[str]) -> list[tuple[int, int]]:
     """(begin, end) line indexes of each envelope: from a *** Begin Patch line to the last
     *** End Patch line before the next *** Begin Patch (so that a file's own line reading
     *** End Patch, kept as context, does not end it early)."""
-    begins = [i for i, line in enumerate(lines) if _is(line, BEGIN)]
+    begins = [i for i, line in enumerate(lines) if "Begin" in line and _is(line, BEGIN)]
+    check_count(len(begins))  # every envelope holds an operation at least
     found = []
     for n, begin in enumerate(begins):
         limit = begins[n + 1] if n + 1 < len(begins) else len(lines)
@@ -73,14 +74,14 @@ def _is(line: str, marker: str) -> bool:
 def _check_outside(lines: list[str], found: list[tuple[int, int]]) -> None:
     """ReplyError for a patch marker outside every envelope: a section whose *** Begin Patch
     is missing would otherwise be taken for prose and silently dropped."""
-    inside = iter(found)
-    span = next(inside, None)
-    for i, line in enumerate(lines):
-        while span is not None and i > span[1]:
-            span = next(inside, None)
-        if span is not None and span[0] <= i <= span[1]:
-            continue
-        if line[:1] in ("*", " ", "\t") and _marker(line) is not None:
+    outside = []
+    after = 0
+    for begin, end in [*found, (len(lines), len(lines))]:
+        outside.append(range(after, begin))
+        after = end + 1
+    for i in (i for span in outside for i in span):
+        line = lines[i]
+        if "***" in line and line[:1] in ("*", " ", "\t") and _marker(line) is not None:
             raise ReplyError(
                 f"Line {i + 1} of your reply, {_shown(line)}, stands outside any patch: every"
                 " file operation goes between a *** Begin Patch line and an *** End Patch line."
@@ -109,6 +110,12 @@ def _marker(line: str) -> str | None:
     if text in (BEGIN, END, END_OF_FILE):
         return text
     return next((m for m in _NAMED if text.startswith(m)), None)
+
+
+def _padded_marker(line: str) -> bool:
+    """True for a line led by a space that, trimmed, is a marker that ends a chunk (not the
+    envelope's own: those stand where envelopes() found them)."""
+    return "***" in line and _marker(line) not in (None, BEGIN, END)
 
 
 def _argument(line: str, marker: str) -> str:
@@ -243,28 +250,44 @@ class _Chunks:
 
     def read(self) -> tuple[list[Chunk], int]:
         body = self.s.body
-        while self.j < len(body):
-            line = body[self.j]
-            marker = _marker(line) if line[:1] in ("*", " ", "\t") else None
-            if marker in _OPERATIONS:
-                break
-            if marker == MOVE:
-                raise ReplyError(self.s._unexpected(self.j, "must come right after Update File"))
-            if marker == END_OF_FILE:
-                self._close(at_end=True)
-            elif line.startswith("@@"):
+        j, lines = self.j, self.lines
+        while j < len(body):
+            line = body[j]
+            first = line[:1]
+            if first == "-" or first == "+" or (first == " " and not _padded_marker(line)):
+                if self.empties or self.opened < 0:
+                    self._open(j)
+                lines.append(line)
+                j += 1
+                continue
+            self.j = j
+            if first == "@" and line.startswith("@@"):
                 self._anchor(line)
             elif _empty(line):
                 self.empties += 1 if self.opened >= 0 else 0
-            elif line[0] in " +-":
-                self._content(line)
             else:
-                raise ReplyError(self.s._unexpected(self.j, "cannot stand in a chunk"))
-            self.j += 1
+                marker = _marker(line)
+                if marker in _OPERATIONS:
+                    break
+                if marker == MOVE:
+                    raise ReplyError(self.s._unexpected(j, "must come right after Update File"))
+                if marker != END_OF_FILE:
+                    raise ReplyError(self.s._unexpected(j, "cannot stand in a chunk"))
+                self._close(at_end=True)
+            j, lines = j + 1, self.lines
+        self.j = j
         self._close()
         if self.anchors:
             raise ReplyError(self._no_lines())
         return self.chunks, self.j
+
+    def _open(self, j: int) -> None:
+        """A content line at j: the chunk starts here if it has not, and the empty lines
+        since the last content line are its own."""
+        if self.opened < 0:
+            self.opened = j
+        self.lines += [" "] * self.empties
+        self.empties = 0
 
     def _anchor(self, line: str) -> None:
         if self.lines:
@@ -273,7 +296,7 @@ class _Chunks:
             self.opened = self.j
         self.empties = 0
         text = line[2:]
-        header = _HUNK_HEADER.fullmatch(line.rstrip())
+        header = _HUNK_HEADER.fullmatch(line.rstrip()) if line.startswith("@@ -") else None
         if header:
             text = header.group(1)
         elif text.rstrip().endswith("@@"):
@@ -281,13 +304,6 @@ class _Chunks:
         text = text[1:] if text.startswith(" ") else text
         if text.strip():
             self.anchors.append(text.rstrip())
-
-    def _content(self, line: str) -> None:
-        if self.opened < 0:
-            self.opened = self.j
-        self.lines.extend([" "] * self.empties)
-        self.empties = 0
-        self.lines.append(line)
 
     def _close(self, at_end: bool = False) -> None:
         """End the chunk being read; at *** End of File, empty lines before it are its own."""

@@ -62,7 +62,7 @@ class _Patch:
     def operate(self, edit: Edit) -> Applied:
         if edit.new_file:
             path = self._path(edit, edit.path)
-            if self._exists(path) and not self._empty(path):
+            if self._exists(path) and not self._vacant(path):
                 raise Miss(Failure(edit, misses.exists(edit, path, path in self.now), path=path))
             self.now[path] = edit.updated
             return Applied(edit, path, "created")
@@ -97,10 +97,12 @@ class _Patch:
             raise Miss(Failure(edit, misses.folder(edit, path), path=path))
         return path
 
-    def _empty(self, path: str) -> bool:
-        """True for a file known to be empty (a chat file that may not exist yet)."""
+    def _vacant(self, path: str) -> bool:
+        """True for a chat file given as empty that the repository does not hold: one named
+        before it exists, which a patch may add."""
         text = self.now.get(path)
-        return text == "" or (isinstance(text, FileText) and not text.lines and not text.bom)
+        empty = text == "" or (isinstance(text, FileText) and not text.lines and not text.bom)
+        return empty and path not in self.tree.files
 
     def _exists(self, path: str) -> bool:
         if path in self.now:
@@ -134,7 +136,7 @@ class _Patch:
 
     def _moved(self, edit: Edit, path: str) -> None:
         target = self._path(edit, edit.move_to)
-        if target == path or (self._exists(target) and not self._empty(target)):
+        if target == path or (self._exists(target) and not self._vacant(target)):
             reason = misses.move_onto(edit, target, target == path)
             raise Miss(Failure(edit, reason, path=target))
         self.now[target] = self.now[path]

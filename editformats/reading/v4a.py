@@ -38,8 +38,12 @@ def parse(text: str, call: int = -1, first: int = 1) -> list[Edit]:
     found = envelopes(lines)
     _check_outside(lines, found)
     edits: list[Edit] = []
+    seen: set[tuple[str, ...]] = set()
     for begin, end in found:
         body = _dedented(lines, begin, end)
+        if tuple(body) in seen:
+            continue  # the same patch written out twice is one patch
+        seen.add(tuple(body))
         before = len(edits)
         edits.extend(_Sections(body, begin + 2, call, first + len(edits)).read())
         if len(edits) == before:

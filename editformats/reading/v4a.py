@@ -8,6 +8,7 @@ times, so reading is linear in the reply's size.
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from editformats.edit import Chunk, Edit, check_count
@@ -57,18 +58,35 @@ def parse(text: str, call: int = -1, first: int = 1) -> list[Edit]:
 
 def envelopes(lines: list[str]) -> list[tuple[int, int]]:
     """(begin, end) line indexes of each envelope: from a *** Begin Patch line to the last
-    *** End Patch line before the next *** Begin Patch (so that a file's own line reading
-    *** End Patch, kept as context, does not end it early)."""
+    *** End Patch line before the next envelope's (so that a file's own line reading *** End
+    Patch, kept as context, does not end it early). A *** Begin Patch line led by a space with
+    no *** End Patch above it since the last one is a file's own, kept as context."""
     begins = [i for i, line in enumerate(lines) if "Begin" in line and _is(line, BEGIN)]
     check_count(len(begins))  # every envelope holds an operation at least
+    ends = [i for i, line in enumerate(lines) if "End" in line and _is(line, END)]
     found = []
     for n, begin in enumerate(begins):
-        limit = begins[n + 1] if n + 1 < len(begins) else len(lines)
-        end = next((i for i in range(limit - 1, begin, -1) if _is(lines[i], END)), None)
+        if found and begin <= found[-1][1]:
+            continue  # a file's own line, inside the envelope before
+        following = (begins[k] for k in range(n + 1, len(begins)))
+        limit = next((b for b in following if not _inside(lines, b, begin, ends)), len(lines))
+        end = _last(ends, begin, limit)
         if end is None:
             raise truncated(f"the patch opened at line {begin + 1} (no *** End Patch follows)")
         found.append((begin, end))
     return found
+
+
+def _inside(lines: list[str], at: int, begin: int, ends: list[int]) -> bool:
+    """True when the *** Begin Patch line at `at` is content of the envelope opened at begin:
+    led by a space, with no *** End Patch between them."""
+    return lines[at][:1] == " " and _last(ends, begin, at) is None
+
+
+def _last(ends: list[int], after: int, before: int) -> int | None:
+    """The last of ends between after and before (both excluded), or None."""
+    k = bisect.bisect_left(ends, before) - 1
+    return ends[k] if k >= 0 and ends[k] > after else None
 
 
 def _is(line: str, marker: str) -> bool:

@@ -157,6 +157,9 @@ class _Sections:
         return j
 
     def _unexpected(self, i: int, why: str) -> str:
+        if marker(self.body[i]) == END:
+            last = self.first_line + len(self.body)
+            why = f"ends the patch before its last *** End Patch line (line {last})"
         return (
             f"Line {self.first_line + i} of your reply, {shown(self.body[i])}, {why}. A patch"
             " holds *** Add File:, *** Delete File: and *** Update File: sections; in an update,"

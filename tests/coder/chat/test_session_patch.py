@@ -104,3 +104,22 @@ def test_a_patch_that_deletes_and_renames_is_committed_and_undone(
     assert (root / "old.txt").read_text() == "legacy\n" and (root / "notes.md").exists()
     assert not (root / "docs/notes.md").exists()
     assert git(root, "log", "--format=%s").splitlines() == ["start"]
+
+
+def test_a_turn_given_up_puts_back_a_file_it_deleted_in_its_own_encoding(root: Path) -> None:
+    from coder.chat.landing import Landing
+    from coder.edits import editing
+    from editformats import Reply
+
+    (root / "latin.txt").write_bytes(b"caf\xe9\n")
+    git(root, "add", "latin.txt")
+    git(root, "commit", "-qm", "latin")
+    ws, repo = Workspace(root), Repo.find(root)
+    out = io.StringIO()
+    landing = Landing(ws, repo, Terminal(out=out, err=out), [], lambda paths: "edit")
+    reply = Reply(envelope("*** Delete File: latin.txt\n"))
+    proposal = editing.propose(get_format("patch"), reply, ws, ["latin.txt"])
+    assert landing.write(proposal) and not (root / "latin.txt").exists()
+    assert landing.changed() == ("latin.txt",)
+    landing.undo()
+    assert (root / "latin.txt").read_bytes() == b"caf\xe9\n"

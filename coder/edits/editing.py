@@ -244,26 +244,31 @@ def _check_removals(result: ApplyResult, ws: Workspace, scope: Scope) -> list[Fa
     failures = []
     by_path = {a.path: a.edit for a in result.applied}
     for path in result.deleted:
-        edit = by_path.get(path) or Edit(path, "", "")
-        why = ""
-        try:
-            real = ws.real(path)
-        except PathError as exc:
-            why = f"{exc}"
-        else:
-            if _private(ws, path, scope):
-                why = f"{path} is in git's own folder"
-            elif path not in scope.named and (steers := _steers(path, scope)):
-                why = f"{path}, which {steers}, may not be removed unless the user names it"
-            elif real != path:
-                why = f"{path} is a symlink or lies behind one: remove or rename it yourself"
-            elif not ws.read(path).exists:
-                why = f"{path} does not exist"
-        if why:
-            kind = "steering" if "may not be removed" in why else ""
+        refused = _removal_refused(path, ws, scope)
+        if refused:
+            why, kind = refused
+            edit = by_path.get(path) or Edit(path, "", "")
             reason = f"Block {edit.index} was refused: {why}."
             failures.append(Failure(edit, reason, path=path, kind=kind))
     return failures
+
+
+def _removal_refused(path: str, ws: Workspace, scope: Scope) -> tuple[str, str] | None:
+    """Why a file may not be removed, and the Failure kind; None when it may."""
+    try:
+        real = ws.real(path)
+    except PathError as exc:
+        return f"{exc}", ""
+    if _private(ws, path, scope):
+        return f"{path} is in git's own folder", ""
+    steers = _steers(path, scope) if path not in scope.named else None
+    if steers:
+        return f"{path}, which {steers}, may not be removed unless the user names it", "steering"
+    if real != path:
+        return f"{path} is a symlink or lies behind one: remove or rename it yourself", ""
+    if not ws.read(path).exists:
+        return f"{path} does not exist", ""
+    return None
 
 
 def _check_targets(

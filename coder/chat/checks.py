@@ -93,7 +93,10 @@ def after_edit(
         texts = {p: f.text for p in changed if (f := ws.read(p)).exists}
         if problem := syntax(texts, originals, terminal):
             return problem
-    lint = config.lint_cmd and command("lint command", config.lint_cmd, ws.root, changed)
+    present = tuple(p for p in changed if ws.read(p).exists)  # not the files deleted
+    lint = (
+        config.lint_cmd and present and command("lint command", config.lint_cmd, ws.root, present)
+    )
     if lint:
         return lint
     if not (config.auto_test and config.test_cmd):

@@ -241,3 +241,14 @@ def test_every_default_names_a_registered_format() -> None:
 def test_a_patch_func_call_without_a_patch_is_refused() -> None:
     with pytest.raises(ReplyError, match="'input' must be a string"):
         FUNC.parse(Reply(json.dumps({"input": ["*** Begin Patch"]})))
+
+
+def test_the_conformance_map_names_existing_cases() -> None:
+    import re
+    from pathlib import Path
+
+    folder = Path(__file__).parent / "cases" / "patch"
+    named = set(re.findall(r"`([a-z0-9-]+)`", (folder / "CONFORMANCE.md").read_text()))
+    named -= {"patch", "apply_patch"}
+    cases = {p.name for p in folder.iterdir() if (p / "reply.md").is_file()}
+    assert named and named <= cases, sorted(named - cases)

@@ -252,3 +252,29 @@ def test_the_conformance_map_names_existing_cases() -> None:
     named -= {"patch", "apply_patch"}
     cases = {p.name for p in folder.iterdir() if (p / "reply.md").is_file()}
     assert named and named <= cases, sorted(named - cases)
+
+
+def test_the_prompts_worked_example_is_a_patch_of_every_operation() -> None:
+    from editformats.formats.patch import GUIDE
+
+    update, add, delete, move = v4a.parse(GUIDE)
+    assert (add.new_file, delete.delete, len(update.chunks), move.move_to) == (
+        True,
+        True,
+        1,
+        "notes/done.md",
+    )
+    assert update.chunks[0].anchors == ("class Cart", "    def total(self):")
+
+
+@pytest.mark.parametrize("name", ["patch", "patch-func"])
+def test_the_example_reply_makes_the_same_file_as_the_whole_formats(name: str) -> None:
+    from editformats.formats import examples
+
+    hello = examples.REQUEST.content.split("```python\n")[1].split("```")[0]
+    whole = get_format("whole")
+    want = whole.apply(whole.parse(Reply(whole.example_messages[1].content)), {"hello.py": ""})
+    fmt = get_format(name)
+    answer = fmt.example_messages[1]
+    result = fmt.apply(fmt.parse(Reply(answer.content, answer.tool_calls)), {"hello.py": hello})
+    assert result.ok and result.files["hello.py"] == want.files["hello.py"]

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from coder.seams.model import Message
 from editformats import EditFormat
+from editformats.paths import shown
 
 FILES_INTRO = (
     "These are the files in the chat, as they are now. Edit only these; if you need to see or"
@@ -57,7 +58,7 @@ def fenced(path: str, text: str) -> str:
     while ticks in text:
         ticks += "`"
     body = text if text.endswith("\n") or not text else text + "\n"
-    return f"{path}\n{ticks}\n{body}{ticks}"
+    return f"{shown(path)}\n{ticks}\n{body}{ticks}"
 
 
 def build(

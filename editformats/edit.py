@@ -131,8 +131,9 @@ class Failure:
     """The resolved path, when the file could be resolved."""
     kind: str = ""
     """Why, in a word: "not-found" or "ambiguous" (the text to find), "outside-chat" (the file
-    is not in the chat: the user may add it), "steering" (the file steers the tool), "budget"
-    (not tried: the reply's searching was used up); "" for any other reason."""
+    is not in the chat: the user may add it), "steering" (the file steers the tool),
+    "read-only" (its mode forbids writing: the user may allow it), "budget" (not tried: the
+    reply's searching was used up); "" for any other reason."""
 
 
 @dataclass(frozen=True)

@@ -106,6 +106,40 @@ def tree_of(files: Collection[str]) -> Tree:
     return Tree(frozenset(files), frozenset(folders))
 
 
+def _composed(name: str) -> str:
+    return unicodedata.normalize("NFC", name)
+
+
+_LOOK_ALIKES = str.maketrans(
+    {
+        # Cyrillic letters drawn like Latin ones
+        "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p",
+        "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s", "і": "i", "ј": "j", "ԁ": "d",
+        "ԛ": "q", "ԝ": "w", "ӏ": "l", "ɡ": "g",
+        # Greek
+        "α": "a", "β": "b", "ε": "e", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p",
+        "τ": "t", "υ": "u", "χ": "x", "ϲ": "c", "ϳ": "j",
+        # digits and dashes that pass for letters and ASCII ones
+        "ı": "i", "ℓ": "l", "‐": "-", "‑": "-", "‒": "-", "–": "-", "—": "-", "−": "-",
+        "․": ".", "∕": "/", "⁄": "/",
+    }
+)  # fmt: skip
+
+
+def skeleton(name: str) -> str:
+    """A name reduced to what it looks like: compatibility forms folded (fullwidth letters,
+    ligatures), accents composed, letters that look like Latin ones made Latin, case folded.
+    Two different names with one skeleton look the same to a person."""
+    folded = unicodedata.normalize("NFKC", name).casefold().translate(_LOOK_ALIKES)
+    return unicodedata.normalize("NFKC", folded)
+
+
+def shown(name: str) -> str:
+    """A file name as the model sees it: bytes that are not UTF-8 (carried in a str as lone
+    surrogates, as Python reads such names) become U+FFFD, which can be sent and written back."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def resolve(
     name: str, chat_files: Collection[str], tree: Tree = NO_TREE, creating: bool = False
 ) -> str:
@@ -122,6 +156,15 @@ def resolve(
     path = normalize(clean(name))
     if not path or path in chat_files or path in tree.files:
         return path
+    # A chat file whose name is not UTF-8 is shown to the model as shown() has it; one with
+    # accents may come back composed otherwise (NFD for NFC).
+    same = [
+        f for f in chat_files if f != path and (shown(f) == path or _composed(f) == _composed(path))
+    ]
+    if len(same) == 1:
+        return same[0]
+    if _composed(path) != path and _composed(path) in tree.files:
+        return _composed(path)
     longer = [f for f in chat_files if path.endswith("/" + f)]
     best = max(longer, key=len) if longer else ""
     prefix = path[: len(path) - len(best) - 1] if best else ""

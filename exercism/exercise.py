@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,8 +60,12 @@ def discover(
 
 
 def copy_to(exercise: Exercise, destination: Path) -> Path:
-    """A working copy of the exercise (hidden folders left out), ready to edit and test."""
+    """A working copy of the exercise (hidden folders left out), ready to edit and test: its
+    own, writable by its owner whatever the source's modes (a read-only checkout, say)."""
     shutil.copytree(
         exercise.folder, destination, ignore=shutil.ignore_patterns(".meta", ".docs", ".*")
     )
+    for path in [destination, *destination.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod(path.stat().st_mode | stat.S_IWUSR | (stat.S_IXUSR if path.is_dir() else 0))
     return destination

@@ -166,7 +166,6 @@ def _prepared(exercise: Exercise, solution: Mapping[str, str], scratch: Path) ->
     the stubs; HarnessError when the disk refuses."""
     try:
         folder = copy_to(exercise, scratch / exercise.name)
-        _writable(folder)
         for name in exercise.solution_files:
             (folder / name).unlink(missing_ok=True)
             if name in solution:
@@ -176,14 +175,6 @@ def _prepared(exercise: Exercise, solution: Mapping[str, str], scratch: Path) ->
             f"the scratch copy of {exercise.name} could not be made: {exc}"
         ) from None
     return folder
-
-
-def _writable(folder: Path) -> None:
-    """Open the copy to its owner: the source may be read-only, and the sandbox runs without
-    the privilege to write anyway."""
-    for path in [folder, *folder.rglob("*")]:
-        if not path.is_symlink():
-            path.chmod(0o755 if path.is_dir() else 0o644)
 
 
 _LIMITS = {

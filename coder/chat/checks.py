@@ -233,11 +233,12 @@ def syntax_errors(path: str, text: str) -> list[tuple[int, str]]:
 
 
 def command(name: str, cmd: str, root: Path, paths: Sequence[str] = ()) -> Problem | None:
-    """Run cmd (with paths appended, quoted) in root; a Problem with its output when it exits
-    with anything but 0 or runs out of time."""
+    """Run cmd (with paths appended, quoted, each as ./path so that no name a reply made can
+    pass for an option) in root; a Problem with its output when it exits with anything but 0
+    or runs out of time."""
     import shlex
 
-    line = " ".join([cmd, *(shlex.quote(p) for p in paths)])
+    line = " ".join([cmd, *(shlex.quote(f"./{p}") for p in paths)])
     status, output = run(line, root, TIMEOUT)
     return failed(name, line, status, output)
 

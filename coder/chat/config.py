@@ -107,9 +107,12 @@ def load(
 ) -> Config:
     """The settings from every source, later ones winning; UsageError names a bad value."""
     values: dict[str, object] = {}
-    for folder in (home, repo_root):
-        if folder is not None and (folder / CONFIG_NAME).is_file():
-            values.update(_from_file(folder / CONFIG_NAME))
+    if home is not None and (home / CONFIG_NAME).is_file():
+        values.update(_from_file(home / CONFIG_NAME))
+    if repo_root is not None and (repo_root / CONFIG_NAME).is_file():
+        # What would run a command or send the key elsewhere waits for the user's leave.
+        found = _from_file(repo_root / CONFIG_NAME)
+        values.update({k: v for k, v in found.items() if not _held(k, v, repo_root)})
     for key, raw in environ.items():
         if key.startswith("CODER_"):
             name = key[len("CODER_") :].lower()
@@ -122,6 +125,40 @@ def load(
     if "read" in values:
         values["read"] = tuple(_home(str(r)) for r in values["read"])
     return dataclasses.replace(Config(), **values)
+
+
+HELD = ("api_base", "lint_cmd", "test_cmd", "read")
+"""Settings a repository's own .coder.conf.yml sets only with the user's leave (see
+coder/chat/repo_settings.py; read only for files outside the repository): load() leaves them
+out, held_back() names them."""
+
+
+def held_back(
+    repo_root: Path | None, environ: Mapping[str, str], flags: Mapping[str, object]
+) -> dict[str, object]:
+    """The HELD settings the repository's .coder.conf.yml sets and nothing later (a CODER_*
+    variable, a flag) overrides."""
+    if repo_root is None or not (repo_root / CONFIG_NAME).is_file():
+        return {}
+    later = {k[len("CODER_") :].lower() for k in environ if k.startswith("CODER_")}
+    later |= {k for k, v in flags.items() if v is not None}
+    found = _from_file(repo_root / CONFIG_NAME)
+    return {k: v for k, v in found.items() if _held(k, v, repo_root) and k not in later}
+
+
+def _held(name: str, value: object, root: Path) -> bool:
+    """Whether a repository's own setting waits for the user's leave: a HELD one, files to
+    read only when some lie outside the repository."""
+    if name not in HELD or value is None:
+        return False
+    if name == "read":
+        return any(_outside(root, str(n)) for n in value)  # type: ignore[union-attr]
+    return True
+
+
+def _outside(root: Path, name: str) -> bool:
+    path = Path(os.path.abspath(root / os.path.expanduser(name)))
+    return path != root and root.resolve() not in path.resolve().parents
 
 
 def _from_file(path: Path) -> dict[str, object]:

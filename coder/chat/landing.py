@@ -28,11 +28,13 @@ class Landing:
     """Where the edits are committed; None: they are written and left uncommitted."""
     terminal: Terminal
     commits: list[str]
-    """The session's commits, to which this turn's are added (for /undo)."""
+    """The session's commits of coder's edits, to which this turn's are added (for /undo)."""
     commit_message: Callable[[tuple[str, ...]], str]
     """The message of the commit of these changed files."""
     dry_run: bool = False
     """Show diffs but never write."""
+    saves: list[str] = field(default_factory=list)
+    """The session's commits of the user's own changes, saved before an edit touched them."""
     before: dict[str, FileText] = field(default_factory=dict)
     """The files this request has written, as they were before it."""
     written: dict[str, str | None] = field(default_factory=dict)
@@ -49,10 +51,15 @@ class Landing:
             return True
         fresh = [p for p in changed if p not in self.before]
         try:
-            self.commits += saving.write(proposal, self.ws, self.repo, save_user=fresh)
+            saved = saving.write(proposal, self.ws, self.repo, save_user=fresh)
         except (GitError, WriteError) as exc:
             self.terminal.error(f"{exc}")
             return False
+        self.saves += saved.commits
+        for sha in saved.commits:
+            self.terminal.say(f"Your uncommitted changes there were committed first: {sha[:7]}.")
+        for path, copy in saved.backups.items():
+            self.terminal.say(saving.backed_up(path, copy, self.ws.root))
         for path in fresh:
             self.before[path] = proposal.originals[path]
         self.written.update(proposal.result.files)

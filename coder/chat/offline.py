@@ -74,7 +74,7 @@ def run(options: ApplyOptions, terminal: Terminal) -> int:
             " or pass --no-auto-commits"
         )
     try:
-        commits = saving.save(proposal, ws, repo, saving.commit_message(result))
+        saved = saving.save(proposal, ws, repo, saving.commit_message(result))
     except NotCommitted as exc:
         terminal.error(f"coder: {exc}")
         return exits.NOT_COMMITTED
@@ -83,7 +83,14 @@ def run(options: ApplyOptions, terminal: Terminal) -> int:
     except WriteError as exc:
         terminal.error(f"coder: {exc}")
         return exits.FAILED
-    _report(result, commits, terminal)
+    _report(result, saved.commits, terminal)
+    for path, copy in saved.backups.items():
+        terminal.say(saving.backed_up(path, copy, ws.root))
+    if repo is not None and saved.commits and repo.detached():
+        terminal.say(
+            "HEAD is detached, so these commits are on no branch: git switch -c NAME keeps"
+            " them on a new branch."
+        )
     if repo is None:
         return exits.OK
     left = saving.not_committed(repo, ws, list(result.changed))

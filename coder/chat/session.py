@@ -49,7 +49,11 @@ class Session:
     history: list[Message] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     commits: list[str] = field(default_factory=list)
-    """Commits coder made in this session, oldest first (for /undo)."""
+    """The commits of coder's edits in this session, oldest first: what /undo may take back.
+    Never a commit of the user's own work (see saves)."""
+    saves: list[str] = field(default_factory=list)
+    """The commits that saved the user's own uncommitted changes before an edit: their work,
+    which /undo never takes back."""
     transcript: Path | None = None
     """A markdown file to which every message of the chat is appended."""
     counts: Counter = field(default_factory=Counter)
@@ -124,7 +128,13 @@ class Session:
         commits them before it stops, so that nothing is left half done."""
         repo = self.repo if self.config.auto_commits else None
         self._landing = Landing(
-            self.ws, repo, self.terminal, self.commits, self._commit_message, self.config.dry_run
+            self.ws,
+            repo,
+            self.terminal,
+            self.commits,
+            self._commit_message,
+            self.config.dry_run,
+            saves=self.saves,
         )
         self.topic = text
         try:
@@ -356,7 +366,7 @@ class Session:
     def contents(self) -> tuple[dict[str, str], dict[str, str]]:
         """The chat files as they are on disk now: re-read every turn."""
         files = {p: self.ws.read(p).text for p in self.files}
-        read_only = {p: self.ws.read(p).text for p in self.read_only}
+        read_only = {p: self.ws.read_reference(p).text for p in self.read_only}
         return files, read_only
 
     def _propose(

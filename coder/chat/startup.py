@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
 
 from coder import exits
 from coder.chat import config as settings
+from coder.chat import repo_settings
 from coder.chat.session import Session, SessionConfig
 from coder.chat.usage import spent
 from coder.edits.workspace import Workspace
@@ -42,8 +45,15 @@ def run(args: argparse.Namespace, terminal: Terminal, environ: Mapping[str, str]
     if committing and not repo.has_identity():
         raise UsageError(f"{NO_IDENTITY}; or pass --no-auto-commits")
     ws = Workspace(repo.root if repo else cwd)
-    environ = {**environ, **_load_dotenv(ws.root, environ)}
+    config, environ = _from_repository(config, repo, ws, terminal, environ, flags)
     session = _session(config, ws, repo, terminal, args.files, environ)
+    from coder.chat.commands.files import affordable
+
+    kept = [f for f in session.files if affordable(session, terminal, f)]
+    if len(kept) < len(session.files) and _message(args) is not None:
+        left = ", ".join(f for f in session.files if f not in kept)
+        raise UsageError(f"{left} would not be sent, so the request is not either")
+    session.files = kept
     terminal.say(_banner(session, config))
     if committing:
         _warn_about_git(repo, terminal)
@@ -157,7 +167,7 @@ def _session(
         raise UsageError(exc.args[0]) from None
     try:
         chat_files = [ws.relative(os.path.expanduser(name)) for name in files]
-        read_only = [ws.relative(os.path.expanduser(name)) for name in config.read]
+        read_only = [ws.reference(name) for name in config.read]
     except PathError as exc:
         raise UsageError(str(exc)) from None
     if not 1 <= config.candidates <= MAX_CANDIDATES:
@@ -169,6 +179,8 @@ def _session(
         raise UsageError(f"--refine must be 0 or more, not {config.refine}")
     if config.map_tokens < 0:
         raise UsageError(f"--map-tokens must be 0 (no map) or more, not {config.map_tokens}")
+    if not (math.isfinite(config.timeout) and config.timeout > 0):
+        raise UsageError(f"--timeout must be a number of seconds above 0, not {config.timeout}")
     if config.context_window is not None and config.context_window < 1:
         raise UsageError(f"--context-window must be 1 or more, not {config.context_window}")
     if config.rtc_samples < 1 or not 0 < config.rtc_threshold <= 1:
@@ -276,22 +288,43 @@ def _message(args: argparse.Namespace) -> str | None:
         return args.message
     if args.message_file is not None:
         try:
-            return args.message_file.read_text()
+            return args.message_file.read_bytes().decode("utf-8-sig")
         except OSError as exc:
             raise UsageError(f"cannot read {args.message_file}: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            raise UsageError(
+                f"{args.message_file} is not UTF-8 text (byte {exc.start:,} is not), so it is not"
+                " sent"
+            ) from None
     return None
 
 
-def _load_dotenv(root: Path, environ: Mapping[str, str]) -> dict[str, str]:
-    """Provider keys from a .env file at the repository root, put into the process's
-    environment (where litellm reads them) and returned; the environment wins."""
-    path = root / ".env"
-    if not path.is_file():
-        return {}
-    loaded = {}
-    for line in path.read_text(errors="replace").splitlines():
-        key, sep, value = line.strip().removeprefix("export ").partition("=")
-        key = key.strip()
-        if sep and key and not key.startswith("#") and key not in environ:
-            loaded[key] = os.environ[key] = value.strip().strip("'\"")
-    return loaded
+def _from_repository(
+    config: settings.Config,
+    repo: Repo | None,
+    ws: Workspace,
+    terminal: Terminal,
+    environ: Mapping[str, str],
+    flags: Mapping[str, object],
+) -> tuple[settings.Config, dict[str, str]]:
+    """The settings and environment with what the repository's own files may give: the held
+    settings of its .coder.conf.yml the user allows, the provider keys of its .env (where the
+    environment has none, put into this process's environment, where litellm reads them), and
+    the provider addresses there the user allows."""
+    accepted: dict[str, object] = {}
+    for name, value in settings.held_back(repo.root if repo else None, environ, flags).items():
+        shown = ", ".join(value) if isinstance(value, tuple) else str(value)
+        where, does = settings.CONFIG_NAME, repo_settings.HELD[name]
+        if repo_settings.allowed(repo, terminal, where, name.replace("_", "-"), shown, does):
+            accepted[name] = value
+    dotenv = repo_settings.read_dotenv(ws.root, environ)
+    for problem in dotenv.problems:
+        terminal.error(f"coder: {problem}")
+    taken = dict(dotenv.keys)
+    for name, value in dotenv.bases.items():
+        if repo_settings.allowed(
+            repo, terminal, ".env", name, value, repo_settings.HELD["api_base"]
+        ):
+            taken[name] = value
+    os.environ.update(taken)
+    return dataclasses.replace(config, **accepted), {**environ, **taken}

@@ -47,6 +47,8 @@ class Scope:
     """git's own folders inside the work tree under another name than .git: never written."""
     tree: Tree = field(default=NO_TREE, repr=False)
     """The repository's files, so that the reply's names resolve to what exists."""
+    unlocked: frozenset[str] = frozenset()
+    """Read-only files the user allowed this reply to write."""
 
 
 def scope_of(ws: Workspace, repo: Repo | None, named: set[str] | frozenset[str]) -> Scope:
@@ -153,9 +155,14 @@ def propose_asking(
     proposal = propose(fmt, reply, ws, chat, scope, base)
     added: list[str] = []
     allowed: set[str] = set()
+    unlocked: set[str] = set()
     for failure in _unique(proposal.result.failures)[:MAX_QUESTIONS]:
         path = failure.path
         if _private(ws, path, scope):
+            continue
+        if failure.kind == "read-only":
+            if _allow_read_only(terminal, path):
+                unlocked.add(path)
             continue
         why = _steers(path, scope) or _steers_through_link(ws, path, scope)
         if why and path not in scope.named:
@@ -167,9 +174,9 @@ def propose_asking(
             question = f"The reply edits {path}, which is not in the chat. Add it and allow that?"
             if terminal.confirm(question):
                 added.append(path)
-    if not added and not allowed:
+    if not added and not allowed and not unlocked:
         return proposal, [], scope
-    scope = replace(scope, named=scope.named | allowed)
+    scope = replace(scope, named=scope.named | allowed, unlocked=scope.unlocked | unlocked)
     return propose(fmt, reply, ws, chat + added, scope, base), added, scope
 
 
@@ -178,12 +185,26 @@ MAX_QUESTIONS = 10
 
 
 def _unique(failures: tuple[Failure, ...]) -> list[Failure]:
-    """The failures that ask for leave (outside the chat, or steering), one per path."""
+    """The failures that ask for leave (outside the chat, steering, read-only), one per path."""
     seen: dict[str, Failure] = {}
     for f in failures:
-        if f.path and f.kind in ("outside-chat", "steering") and f.path not in seen:
+        if f.path and f.kind in LEAVE and f.path not in seen:
             seen[f.path] = f
     return list(seen.values())
+
+
+LEAVE = ("outside-chat", "steering", "read-only")
+"""The kinds of failure a person may lift by allowing the write."""
+
+
+def _allow_read_only(terminal: Terminal, path: str) -> bool:
+    if terminal.yes:
+        terminal.error(
+            f"Refused: the reply writes {path}, which is read-only. --yes never allows that;"
+            " make it writable (chmod u+w) to let the model edit it."
+        )
+        return False
+    return terminal.confirm(f"The reply writes {path}, which is read-only. Write it?")
 
 
 def _allow_steering(terminal: Terminal, path: str, why: str) -> bool:
@@ -300,6 +321,16 @@ def _check_targets(
                     " unless the user adds it to the chat.",
                     path=path,
                     kind="steering",
+                )
+            )
+        elif path not in scope.unlocked and ws.read_only(path):
+            failures.append(
+                Failure(
+                    edit,
+                    f"Block {edit.index} writes {path}, which is read-only: it is not changed"
+                    " unless the user allows it.",
+                    path=path,
+                    kind="read-only",
                 )
             )
         elif path not in originals and ws.read(path).exists:

@@ -11,6 +11,8 @@ import contextlib
 import signal
 import threading
 from collections.abc import Collection, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from coder.edits.editing import Proposal
 from coder.edits.workspace import Workspace
@@ -20,14 +22,26 @@ from coder.seams.repo import Repo
 from editformats import ApplyResult
 
 
+@dataclass(frozen=True)
+class Saved:
+    """What saving the user's work before a write made: the commits of their own changes,
+    and the copies of the files git cannot keep (ignored ones, say), which the write replaces."""
+
+    commits: list[str] = field(default_factory=list)
+    backups: dict[str, Path] = field(default_factory=dict)
+    """File (through symlinks) -> its copy, in git's own folder."""
+
+
 def write(
     proposal: Proposal, ws: Workspace, repo: Repo | None, save_user: Collection[str]
-) -> list[str]:
+) -> Saved:
     """Write the proposal's files; with a repo, first commit the user's own uncommitted
-    changes to the files in save_user, on their own. Returns the commits made.
+    changes to the files in save_user, on their own, and copy aside each existing file the
+    write replaces that git cannot commit (see Repo.uncommittable), so that nothing of the
+    user's is lost.
 
     Nothing is written when git cannot commit here (GitError), a file changed since it was
-    read, or a write fails (WriteError).
+    read, or a write or copy fails (WriteError).
     """
     with _locked(repo), uninterrupted():
         return _write(proposal, ws, repo, save_user)
@@ -40,37 +54,43 @@ def commit(repo: Repo, ws: Workspace, paths: list[str], message: str) -> str:
         return _commit(repo, ws, paths, message)
 
 
-def save(proposal: Proposal, ws: Workspace, repo: Repo | None, message: str) -> list[str]:
+def save(proposal: Proposal, ws: Workspace, repo: Repo | None, message: str) -> Saved:
     """Write the proposal's files and, with a repo, commit them after the user's own changes to
-    them (see write and commit). Returns the commits made, oldest first."""
+    them (see write and commit). The commits made, oldest first (the edit's last)."""
     with _locked(repo), uninterrupted():
-        commits = _write(proposal, ws, repo, list(proposal.result.changed))
+        saved = _write(proposal, ws, repo, list(proposal.result.changed))
         if repo is not None:
             head = repo.head()
             sha = _commit(repo, ws, list(proposal.result.changed), message)
             if sha and sha != head:
-                commits.append(sha)
-    return commits
+                saved.commits.append(sha)
+    return saved
 
 
 def _write(
     proposal: Proposal, ws: Workspace, repo: Repo | None, save_user: Collection[str]
-) -> list[str]:
+) -> Saved:
     changed, removed = proposal.result.files, proposal.result.deleted
     if not changed and not removed:
-        return []
-    commits: list[str] = []
+        return Saved()
+    saved = Saved()
     if repo is not None:
         touched = proposal.result.changed
         ws.verify({p: proposal.originals[p] for p in touched if p in proposal.originals})
         ws.encode_all(changed, proposal.originals)  # fail before anything is committed
+        existing = sorted({ws.real(p) for p in touched if ws.read(p).exists})
+        kept_out = repo.uncommittable(existing)
+        if kept_out:
+            saved = Saved(backups=ws.back_up(sorted(kept_out), repo.backups()))
         if save_user:
             try:
-                commits = save_user_changes(repo, sorted({ws.real(p) for p in save_user}))
+                saved.commits.extend(
+                    save_user_changes(repo, sorted({ws.real(p) for p in save_user}))
+                )
             except GitError as exc:
                 raise GitError(f"{exc}. Nothing was written") from None
     ws.write_all(changed, proposal.originals, removed)
-    return commits
+    return saved
 
 
 def _commit(repo: Repo, ws: Workspace, paths: list[str], message: str) -> str:
@@ -101,7 +121,7 @@ def save_user_changes(repo: Repo, paths: list[str]) -> list[str]:
             message = f"coder: save uncommitted changes to {listed(dirty)}"
             commits.append(repo.commit(dirty, message))
         except GitError:
-            if staged and head:
+            if staged:
                 # The staged commit changed neither the index nor the files: take it back, so
                 # that the repository is exactly as the user left it.
                 with contextlib.suppress(GitError):
@@ -152,6 +172,15 @@ def uninterrupted() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def backed_up(path: str, copy: Path, root: Path) -> str:
+    """The line that tells the user where a file's version before coder's write is kept."""
+    try:
+        shown = copy.relative_to(root).as_posix()
+    except ValueError:
+        shown = str(copy)
+    return f"{path} is not committed by git, so its version before this edit is kept in {shown}."
 
 
 def commit_message(result: ApplyResult) -> str:

@@ -95,6 +95,29 @@ class Workspace:
         text, encoding = decode(data)
         return FileText(name, text, encoding, True)
 
+    def reference(self, name: str) -> str:
+        """The name a file the user adds for reference only goes by: repository-relative when it
+        lies in the repository, else its absolute path (~ expanded). PathError when it is not a
+        file."""
+        path = Path(os.path.abspath(os.path.expanduser(name)))
+        with contextlib.suppress(PathError):
+            return self.relative(path)
+        if not path.is_file():
+            raise PathError(f"{name} is not a file")
+        return str(path)
+
+    def read_reference(self, name: str) -> FileText:
+        """A reference file's text (see reference()): one outside the repository is only ever
+        read, never written."""
+        if not os.path.isabs(name):
+            return self.read(name)
+        try:
+            data = Path(name).read_bytes()
+        except OSError:
+            return FileText(name)
+        text, encoding = decode(data)
+        return FileText(name, text, encoding, True)
+
     def write_all(
         self,
         contents: Mapping[str, str],
@@ -189,6 +212,15 @@ class Workspace:
                     " program or another coder): nothing was written"
                 )
 
+    def read_only(self, rel: str) -> bool:
+        """Whether the file at rel exists and its mode forbids its owner to write it (chmod
+        444): someone meant it to stay as it is, which a rename would not respect."""
+        try:
+            mode = self.check(rel).stat().st_mode
+        except OSError:
+            return False
+        return not mode & stat.S_IWUSR
+
     def real(self, rel: str) -> str:
         """The repository-relative path of the file rel leads to, through symlinks."""
         return self.check(rel).relative_to(self.root).as_posix()
@@ -207,6 +239,23 @@ class Workspace:
                 if len(found) >= limit:
                     return found
         return found
+
+    def back_up(self, rels: list[str], folder: Path) -> dict[str, Path]:
+        """Copy the files at rels, byte for byte, under folder (at their relative paths); where
+        each copy is. WriteError when the system refuses (nothing is then written)."""
+        copies: dict[str, Path] = {}
+        try:
+            for rel in rels:
+                copy = folder / rel
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                copy.write_bytes(self.check(rel).read_bytes())
+                copies[rel] = copy
+        except OSError as exc:
+            raise WriteError(
+                f"cannot keep a copy of {rel} in {folder}: {exc.strerror or exc}; nothing was"
+                " written"
+            ) from None
+        return copies
 
     def remove(self, rel: str) -> None:
         """Delete a file coder created, when the user chooses not to keep it."""

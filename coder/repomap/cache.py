@@ -25,7 +25,7 @@ CACHE_NAME = ".coder.tags.cache"
 CACHE_FILES = (CACHE_NAME, f"{CACHE_NAME}-journal")
 """The cache and the journal sqlite keeps beside it while it writes."""
 
-FORMAT = 1
+FORMAT = 2
 """The layout of the tables and of what tags.extract records; raise it when either changes
 (a change of the queries changes VERSION by itself)."""
 VERSION = f"{FORMAT}:{queries.VERSION}"

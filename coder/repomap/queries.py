@@ -3,8 +3,9 @@
 
 @def and @ref capture name nodes: @def on the name a definition introduces (a function, a
 class, a type, a constant), @ref on a name the code uses (a call, a type, a base class). The
-line of a @def is the line the map shows, with each string literal in it (@str) shown as …:
-a key or a password written in the code is not sent to the model.
+line of a @def is the line the map shows, with each string literal, regular expression and
+comment in it (@str) shown as …: a key or a password written in the code is not sent to the
+model.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ _PYTHON = """
 (type (identifier) @ref)
 (import_from_statement name: (dotted_name (identifier) @ref))
 (import_from_statement name: (aliased_import name: (dotted_name (identifier) @ref)))
-(string) @str
+[(string) (comment)] @str
 """
 
 _JAVASCRIPT = """
@@ -41,7 +42,7 @@ _JAVASCRIPT = """
 (new_expression constructor: (identifier) @ref)
 (class_heritage (identifier) @ref)
 (import_specifier name: (identifier) @ref)
-[(string) (template_string)] @str
+[(string) (template_string) (regex) (comment)] @str
 """
 
 _TYPESCRIPT = (
@@ -71,7 +72,7 @@ _GO = """
 (type_identifier) @ref
 (qualified_type name: (type_identifier) @ref)
 (composite_literal type: (type_identifier) @ref)
-[(interpreted_string_literal) (raw_string_literal)] @str
+[(interpreted_string_literal) (raw_string_literal) (comment)] @str
 """
 
 _RUST = """
@@ -93,7 +94,7 @@ _RUST = """
 (type_identifier) @ref
 (scoped_identifier path: (identifier) @ref)
 (use_declaration argument: (scoped_identifier name: (identifier) @ref))
-[(string_literal) (raw_string_literal)] @str
+[(string_literal) (raw_string_literal) (line_comment) (block_comment)] @str
 """
 
 _JAVA = """
@@ -108,7 +109,7 @@ _JAVA = """
 (object_creation_expression type: (type_identifier) @ref)
 (type_identifier) @ref
 (method_invocation object: (identifier) @ref)
-(string_literal) @str
+[(string_literal) (line_comment) (block_comment)] @str
 """
 
 _C = """
@@ -127,7 +128,7 @@ _C = """
 (call_expression function: (identifier) @ref)
 (call_expression function: (field_expression field: (field_identifier) @ref))
 (type_identifier) @ref
-(string_literal) @str
+[(string_literal) (comment)] @str
 """
 
 _CPP = (
@@ -155,7 +156,7 @@ _RUBY = """
 (program (assignment left: (constant) @def))
 (call method: (identifier) @ref)
 (constant) @ref
-[(string) (string_array) (delimited_symbol) (subshell)] @str
+[(string) (string_array) (delimited_symbol) (subshell) (regex) (comment)] @str
 """
 
 QUERIES = {

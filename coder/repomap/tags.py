@@ -153,10 +153,11 @@ _DEFINE_WITH_STRING = re.compile(r"^(\s*#\s*define\s+\w+(?:\([^)]*\))?\s+).*['\"
 
 
 def _without_strings(lines: list[str], rows: set[int], strings) -> list[str]:
-    """The lines, those of rows with each string literal (the nodes strings) as …, and with
-    a macro's value that holds a string as … too: a key or a password written in the code is
-    not sent to the model. A string's first and last line are changed, not the lines between
-    (no definition lies inside a string)."""
+    """The lines, those of rows with each string literal, regular expression and comment (the
+    nodes strings) as …, a macro's value that holds a string and numbers long enough to be
+    keys as … too: a key or a password written in the code is not sent to the model. A
+    string's first and last line are changed, not the lines between (no definition lies
+    inside a string)."""
     spans: dict[int, list[tuple[int, int | None]]] = {}
     for node in strings:
         (first, start), (last, end) = node.start_point, node.end_point
@@ -168,8 +169,14 @@ def _without_strings(lines: list[str], rows: set[int], strings) -> list[str]:
     for row in rows & set(range(len(lines))):
         line = _masked(lines[row], spans[row]) if row in spans else lines[row]
         found = _DEFINE_WITH_STRING.match(line) if "define" in line else None
-        lines[row] = f"{found.group(1)}…" if found else line
+        line = f"{found.group(1)}…" if found else line
+        lines[row] = _LONG_NUMBER.sub("…", line)
     return lines
+
+
+_LONG_NUMBER = re.compile(r"\b(?:0[xX][0-9A-Fa-f_]{16,}|[0-9][0-9_]{15,}|[0-9A-Fa-f]{32,})\b")
+"""Numbers too long to be anything but a key, a token or an account number as written in
+code (a 64-bit hex constant, a 16-digit number, a bare hash): shown as … too."""
 
 
 def _masked(line: str, spans: list[tuple[int, int | None]]) -> str:

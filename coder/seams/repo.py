@@ -31,6 +31,10 @@ NO_IDENTITY = (
     " git config --global user.name 'Your Name' and git config --global user.email you@example.com"
 )
 """The message of the GitError raised when committing without an identity."""
+IGNORED = "ignored by git"
+REMOVAL_STAGED = "to be removed from git (its removal is staged: git rm --cached)"
+ASSUME_UNCHANGED = "marked assume-unchanged, so git does not look at its changes"
+SKIP_WORKTREE = "marked skip-worktree, so git does not look at its changes"
 
 
 class Repo:
@@ -41,6 +45,8 @@ class Repo:
             raise GitError(f"{repo.git_dir} is a bare repository: it has no files to edit")
         self._repo = repo
         self.root = Path(repo.working_tree_dir).resolve()
+        self._signs = False
+        """Whether git was seen to sign a commit (when told to)."""
 
     @classmethod
     def find(cls, path: Path) -> Repo | None:
@@ -96,6 +102,22 @@ class Repo:
                 return f"git cannot write to {folder}"
         if self._names("ls-files", "--unmerged"):
             return "some files have unresolved merge conflicts: resolve and commit them first"
+        return self._signing_problem()
+
+    def _signing_problem(self) -> str | None:
+        """Why git cannot sign commits, when it is told to (commit.gpgSign): asked by signing
+        an unreferenced commit of the empty tree, once per Repo while it works."""
+        if self._signs:
+            return None
+        sign = self._git("config", "--type=bool", "--default=false", "--get", "commit.gpgSign")
+        if sign.strip() != "true" or not self.has_identity():
+            return None
+        empty = self._git("hash-object", "-t", "tree", "-w", os.devnull).strip()
+        try:
+            self._git("commit-tree", "-S", empty, "-m", "coder: can git sign here?")
+        except GitError as exc:
+            return f"commit.gpgSign is set, but git cannot sign a commit ({exc})"
+        self._signs = True
         return None
 
     def detached(self) -> bool:
@@ -175,7 +197,8 @@ class Repo:
             return None
 
     def dirty(self, paths: Iterable[str]) -> list[str]:
-        """Those of paths whose working-tree content is not in HEAD, untracked ones included."""
+        """Those of paths whose working-tree content is not in HEAD, untracked ones included;
+        not one whose removal from git is staged (committing it would undo that)."""
         paths = list(dict.fromkeys(paths))
         if not paths:
             return []
@@ -186,7 +209,48 @@ class Repo:
             # With no commit yet every tracked file is uncommitted work, saved unless it is gone.
             tracked = self._names_of(paths, "ls-files")
             changed.update(p for p in tracked if os.path.lexists(self.root / p))
+        changed -= set(self._removal_staged(paths))
         return [p for p in paths if p in changed]
+
+    def uncommittable(self, paths: Iterable[str]) -> dict[str, str]:
+        """Those of paths whose working-tree content git will not commit as it stands, each
+        with why (a phrase after "it is"): ignored and untracked, its removal staged, or
+        marked for git not to look at its changes."""
+        paths = list(dict.fromkeys(paths))
+        if not paths:
+            return {}
+        tracked = set(self._names_of(paths, "ls-files"))
+        found = dict.fromkeys((p for p in self.ignored(paths) if p not in tracked), IGNORED)
+        for entry in self._names_of(paths, "ls-files", "-v"):
+            tag, name = entry[:1], entry[2:]
+            if tag == "S" or tag.islower():
+                found[name] = SKIP_WORKTREE if tag in "Ss" else ASSUME_UNCHANGED
+        found |= dict.fromkeys(self._removal_staged(paths), REMOVAL_STAGED)
+        return {p: found[p] for p in paths if p in found}
+
+    def _removal_staged(self, paths: list[str]) -> list[str]:
+        """Those of paths in HEAD, gone from the index, still in the working tree: what
+        `git rm --cached` leaves."""
+        head = self.head()
+        if head is None or not paths:
+            return []
+        committed = set(self._names_of(paths, "ls-tree", "-r", "--name-only", head))
+        indexed = set(self._names_of(paths, "ls-files", "--cached"))
+        return [
+            p
+            for p in paths
+            if p in committed and p not in indexed and os.path.lexists(self.root / p)
+        ]
+
+    def backups(self) -> Path:
+        """A new folder in git's own folder for copies of files git cannot keep, named for now."""
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        folder = Path(self._repo.git_dir) / "coder" / "backups" / stamp
+        n = 1
+        while folder.exists():
+            n += 1
+            folder = folder.with_name(f"{stamp}-{n}")
+        return folder
 
     def commit_staged(self, paths: Iterable[str], label: str) -> str | None:
         """Commit, on their own, the staged versions of those of paths that have unstaged
@@ -195,11 +259,15 @@ class Repo:
         when no path has both."""
         paths = list(dict.fromkeys(paths))
         head = self.head()
-        if not paths or head is None:
+        if not paths:
             return None
-        staged = set(
-            self._names_of(paths, "diff", "--cached", "--name-only", "--no-renames", "HEAD")
-        )
+        if head is None:
+            # With no commit yet, everything in the index is staged.
+            staged = set(self._names_of(paths, "ls-files", "--cached"))
+        else:
+            staged = set(
+                self._names_of(paths, "diff", "--cached", "--name-only", "--no-renames", "HEAD")
+            )
         unstaged = set(self._names_of(paths, "diff", "--name-only", "--no-renames"))
         both = [p for p in paths if p in staged and p in unstaged]
         if not both:
@@ -208,7 +276,8 @@ class Repo:
             raise GitError(NO_IDENTITY)
         with tempfile.TemporaryDirectory(prefix="coder-index-") as temp:
             index = {"GIT_INDEX_FILE": os.path.join(temp, "index")}
-            self._git("read-tree", "HEAD", env=index)
+            if head is not None:
+                self._git("read-tree", "HEAD", env=index)
             for path in both:
                 entry = self._git("ls-files", "-s", "--", path).strip()
                 if entry:
@@ -222,14 +291,20 @@ class Repo:
         # commit-tree ignores commit.gpgSign, which git commit follows: sign as it would.
         sign = self._git("config", "--type=bool", "--default=false", "--get", "commit.gpgSign")
         signing = ["-S"] if sign.strip() == "true" else []
-        sha = self._git("commit-tree", *signing, tree, "-p", head, "-m", message).strip()
-        self._git("update-ref", "HEAD", sha, head)
+        parent = ["-p", head] if head is not None else []
+        sha = self._git("commit-tree", *signing, tree, *parent, "-m", message).strip()
+        # An empty old value: the branch must not exist yet (the first commit makes it).
+        self._git("update-ref", "HEAD", sha, head or "")
         return sha
 
-    def move_head(self, sha: str, expected: str) -> None:
-        """Point HEAD (its branch) at sha, if it is still at expected; the index and the
-        working tree stay as they are. For taking back a commit that changed neither."""
-        self._git("update-ref", "HEAD", sha, expected)
+    def move_head(self, sha: str | None, expected: str) -> None:
+        """Point HEAD (its branch) at sha, if it is still at expected; with sha None, make the
+        branch unborn again. The index and the working tree stay as they are. For taking back
+        a commit that changed neither."""
+        if sha is None:
+            self._git("update-ref", "-d", "HEAD", expected)
+        else:
+            self._git("update-ref", "HEAD", sha, expected)
 
     def commit(self, paths: Iterable[str], message: str) -> str:
         """Commit exactly paths as they are in the working tree; the sha of HEAD afterwards."""
@@ -257,19 +332,16 @@ class Repo:
 
     def uncommitted(self, paths: Iterable[str]) -> dict[str, str]:
         """Those of paths whose working-tree content is still not committed, each with why:
-        git ignores it, it is in another repository, or it is changed."""
+        git will not commit it (see uncommittable), it is in another repository, or it is
+        changed (git failed)."""
         paths = list(dict.fromkeys(paths))
         if not paths:
             return {}
-        ignored = set(self.ignored(paths))
-        found = {}
-        for path in self.dirty(paths):
-            found[path] = "changed"
+        found = dict.fromkeys(self.dirty(paths), "changed")
+        found |= self.uncommittable(paths)
         tracked = set(self._names_of(paths, "ls-files"))
         for path in paths:
-            if path in ignored:
-                found[path] = "ignored by git"
-            elif path not in found and path not in tracked:
+            if path not in found and path not in tracked:
                 found[path] = "in another git repository, or not tracked"
         return found
 

@@ -51,6 +51,7 @@ def apply(
                 continue
             if path not in state.docs:
                 state.docs[path] = Document(exists=False)
+            state.before_changing(path)
             how, score = _apply_one(edit, path, state)
             state.changed(path)
             applied.append(Applied(edit, path, how, score, state.notes.pop(path, "")))
@@ -70,7 +71,18 @@ def _apply_one(edit: Edit, path: str, state: State) -> tuple[str, float]:
     doc = state.docs[path]
     updated = split_lines(edit.updated)
     if edit.whole:
-        _refuse_placeholders(edit, path, updated, doc.lines)
+        if doc.exists:
+            # A new file elides nothing: its "rest unchanged" comment is only a comment.
+            _refuse_placeholders(edit, path, updated, doc.lines)
+        if any(line.strip() for line in doc.lines) and not any(line.strip() for line in updated):
+            raise Miss(
+                Failure(
+                    edit,
+                    f"Block {edit.index} for {path} is empty, which would empty the file: write"
+                    " out the whole new file.",
+                    path=path,
+                )
+            )
         how = "whole" if doc.exists else "created"
         doc.lines[:] = updated
         doc.exists = True
@@ -98,7 +110,7 @@ def _apply_one(edit: Edit, path: str, state: State) -> tuple[str, float]:
     score = spots[0].score if len(spots) == 1 else 0.99
     if spots[0].places > 1 and len(spots) == 1:
         state.notes[path] = (
-            f"its text is in {spots[0].places} places; the first after the previous block's"
+            f"its text is in {spots[0].places} places; the only one after the previous block's"
             f" change (line {spots[0].start + 1}) was edited"
         )
     return how, score
@@ -239,9 +251,19 @@ def _find(edit, path, state: State, original, updated, start: int = 0) -> matchi
     found = matching.locate(hay, original, updated, after, start)
     if found is None and _changes(original, updated):
         again = matching.locate(hay, updated, updated, None, start)
-        if isinstance(again, matching.Found):
+        if isinstance(again, matching.Found) and _where_original_was(hay, original, again):
             kept = hay.lines[again.start : again.end]
             return matching.Found(again.start, again.end, "already-present", kept)
+    if found is None and _taken_by_an_earlier_block(path, state, original, updated):
+        raise Miss(
+            Failure(
+                edit,
+                f"The ORIGINAL text of block {edit.index} is no longer in {path}: an earlier block"
+                " of this reply changed those lines. Write one block per place, with the change"
+                " as you want it in the end.",
+                path=path,
+            )
+        )
     if found is None and state.fuzzy_left > 0 and similarity.scorable(original):
         state.fuzzy_left -= 1
         found = matching.fuzzy(hay, original, updated, FUZZY_THRESHOLD)
@@ -250,7 +272,7 @@ def _find(edit, path, state: State, original, updated, start: int = 0) -> matchi
     if isinstance(found, matching.Found):
         return found
     if isinstance(found, matching.Ambiguous):
-        shown = ", ".join(str(s + 1) for s in found.starts[:6])
+        shown = ", ".join(str(s + 1) for s in found.starts)
         count = f"{len(found.starts)}" if len(found.starts) < matching.MAX_PLACES else "many"
         raise Miss(
             Failure(
@@ -264,6 +286,25 @@ def _find(edit, path, state: State, original, updated, start: int = 0) -> matchi
         )
     reason = f"The ORIGINAL text of block {edit.index} was not found in {path}."
     raise Miss(Failure(edit, reason, path=path, kind="not-found"))
+
+
+def _where_original_was(hay: matching.Lines, original: list[str], found: matching.Found) -> bool:
+    """Whether the place where the replacement stands is where original would stand: the
+    lines most like original overlap it. A replacement found
+    elsewhere (a common line, another function) says nothing of this edit."""
+    windows = similarity.best_windows(
+        hay.lines, original, limit=1, loose=True, stripped=hay.stripped()
+    )
+    return bool(windows) and windows[0].start < found.end and found.start < windows[0].end
+
+
+def _taken_by_an_earlier_block(path: str, state: State, original, updated) -> bool:
+    """Whether original was in the file before this reply's edits, which then changed it: two
+    blocks of one reply on the same lines, the second written against the old text."""
+    first = state.first.get(path)
+    if first is None or first.lines == state.docs[path].lines:
+        return False
+    return matching.locate(first, original, updated) is not None
 
 
 def _explain(failure: Failure, state: State, original: list[str]) -> Failure:

@@ -9,6 +9,7 @@ linear in the file and the text looked for.
 from __future__ import annotations
 
 import bisect
+import difflib
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ class Found:
     """The replacement lines, re-indented to the file when the match needed it."""
     score: float = 1.0
     places: int = 1
-    """How many places the text matched; with more than one, this is the first after the
+    """How many places the text matched; with more than one, this is the only one after the
     previous edit (the blocks of a reply go in file order)."""
 
 
@@ -132,8 +133,9 @@ def locate(
     """Where original stands in lines (at line start or later), trying ever more tolerant
     comparisons; None if nowhere.
 
-    Text found in several places is Ambiguous, unless after is given: then the first place
-    starting at or after that line is taken (Found.places tells how many there were).
+    Text found in several places is Ambiguous, unless after is given and only one of them
+    starts at or after that line: then that one is taken (Found.places tells how many there
+    were in all).
     Blank lines at the edges of original match the file's blank lines where it has them;
     as many as it lacks are dropped from the same edge of updated.
     """
@@ -161,7 +163,8 @@ def locate(
 def fuzzy(
     lines: list[str] | Lines, original: list[str], updated: list[str], threshold: float
 ) -> Found | Ambiguous | None:
-    """The one window of lines similar to original above threshold, re-indented if needed."""
+    """The one window of lines similar to original above threshold, to be replaced by updated
+    (re-indented to the window if needed) when that is faithful (see _faithful)."""
     hay = lines if isinstance(lines, Lines) else Lines(lines)
     lines = hay.lines
     windows = similarity.best_windows(
@@ -174,11 +177,37 @@ def fuzzy(
         return None
     best = good[0]
     window = lines[best.start : best.end]
-    shift = _indent_delta(window, original) or _Shift()
-    merged = similarity.merge(window, _reindent(original, shift), _reindent(updated, shift))
-    if merged is None:
+    if not _faithful(window, original, updated):
         return None
-    return Found(best.start, best.end, "fuzzy", merged, best.score)
+    shift = _indent_delta(window, original) or _Shift()
+    return Found(best.start, best.end, "fuzzy", _reindent(updated, shift), best.score)
+
+
+def _faithful(window: list[str], original: list[str], updated: list[str]) -> bool:
+    """Whether writing updated over the window loses nothing the edit did not mean to change:
+    each line original keeps in updated (its context) stands in the window (up to surrounding
+    whitespace), and the window has no line original lacks but blank ones. The lines the edit
+    changes may differ from the file's: updated replaces them whole. Never a splice of the
+    file's text and the reply's, which can make text neither has (a second change of the same
+    line, a miscopied number)."""
+    plain = [line.strip() for line in original]
+    context: set[int] = set()
+    for tag, i1, i2, _, _ in difflib.SequenceMatcher(
+        None, plain, [line.strip() for line in updated], autojunk=False
+    ).get_opcodes():
+        if tag == "equal":
+            context.update(range(i1, i2))
+    aligned = difflib.SequenceMatcher(
+        None, plain, [line.strip() for line in window], autojunk=False
+    )
+    for tag, i1, i2, j1, j2 in aligned.get_opcodes():
+        if tag == "equal":
+            continue
+        if any(i in context and plain[i] for i in range(i1, i2)):
+            return False
+        if i1 == i2 and any(line.strip() for line in window[j1:j2]):
+            return False
+    return True
 
 
 _TIERS: dict[str, tuple[Callable[[str], str] | None, bool]] = {
@@ -230,12 +259,15 @@ def _positions(hay: Lines, needle: list[str], tier: str, start: int = 0) -> list
 
 
 def _first_after(starts: list[int], after: int | None) -> int | None:
-    """The only start, or with after given the first start at or after it; else None."""
+    """The only start, or with after given the only start at or after it (the blocks of a
+    reply go in the file's order, so a place before the previous block's change is not
+    meant); else None: the reply does not settle which place it means."""
     if len(starts) == 1:
         return starts[0]
     if after is None:
         return None
-    return next((s for s in starts if s >= after), None)
+    later = [s for s in starts if s >= after]
+    return later[0] if len(later) == 1 else None
 
 
 def _tolerant(

@@ -59,17 +59,6 @@ def ratio(a: str, b: str, floor: float = 0.0) -> float:
     return 1.0 - engine.diff_levenshtein(diffs) / longest
 
 
-def merge(window: list[str], original: list[str], updated: list[str]) -> list[str] | None:
-    """The window with the change from original to updated made in it, keeping the window's
-    own version of the lines the change does not touch; None if a part does not fit."""
-    engine = _engine()
-    patches = engine.patch_make("\n".join(original) + "\n", "\n".join(updated) + "\n")
-    merged, fitted = engine.patch_apply(patches, "\n".join(window) + "\n")
-    if not all(fitted):
-        return None
-    return merged[:-1].split("\n") if merged.endswith("\n") else merged.split("\n")
-
-
 def best_windows(
     lines: list[str],
     wanted: list[str],

@@ -52,6 +52,9 @@ class State:
     notes: dict[str, str] = field(default_factory=dict)
     fuzzy_left: int = MAX_FUZZY
     explained: int = 0
+    first: dict[str, matching.Lines] = field(default_factory=dict)
+    """Per file changed by an edit of this reply, its lines as the reply found them."""
+    _skeletons: dict[str, str] | None = field(default=None, repr=False)
 
     def hay(self, path: str) -> matching.Lines:
         """The document's lines, with their per-tier joined text cached until they change."""
@@ -61,6 +64,22 @@ class State:
 
     def changed(self, path: str) -> None:
         self.hays.pop(path, None)
+
+    def before_changing(self, path: str) -> None:
+        """Keep the file's lines as they are now, the first time an edit of this reply is about
+        to change them."""
+        if path not in self.first and path in self.docs:
+            self.first[path] = matching.Lines(list(self.docs[path].lines), self.meter)
+
+    def look_alike(self, path: str) -> str | None:
+        """The file (of the chat or the repository) that looks like path without being it:
+        the same skeleton (paths.skeleton), another name. Indexed once per reply."""
+        if self._skeletons is None:
+            self._skeletons = {}
+            for name in sorted(set(self.docs) | self.tree.files, reverse=True):
+                self._skeletons[paths.skeleton(name)] = name
+        twin = self._skeletons.get(paths.skeleton(path))
+        return twin if twin is not None and twin != path else None
 
     def spent(self) -> int:
         """The searching done on this reply so far."""

@@ -18,7 +18,20 @@ def target(edit: Edit, state: State) -> str:
         path = paths.resolve(edit.path, state.docs, state.tree, creating)
     else:
         path = _unnamed_target(edit, state)
-    refusal = paths.refusal(path)
+    # A file the user put in the chat keeps its name, odd as it may be (bytes that are not
+    # UTF-8, a leading -); the rest of the guard (Workspace.check) still holds for it.
+    refusal = paths.refusal(path) if path not in state.chat else None
+    if path.startswith("-") and path not in state.docs:
+        # Commands run on the changed files (a lint command) would take such a name for an
+        # option.
+        refusal = f"{path} starts with -, which commands would read as an option"
+    if not refusal and path not in state.docs and path not in state.tree.files:
+        twin = state.look_alike(path)
+        if twin:
+            refusal = (
+                f"{path} looks like {twin} but is another name (its letters differ), so it"
+                f" would be a second file beside it; write {twin} exactly"
+            )
     if refusal:
         raise Miss(Failure(edit, f"Block {edit.index} was refused: {refusal}.", path=path))
     if path not in state.docs and not creating and path not in state.tree.files:

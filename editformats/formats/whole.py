@@ -38,15 +38,15 @@ def parse(reply: Reply) -> list[Edit]:
     """One whole-file edit per named fenced block.
 
     A block without a name is an edit when the line above it ends with ':' and mentions a
-    file ("And `b.py`:"), or, when the reply names no file at all, if it is the last such
-    block; shell commands and program output never are. Fences open only at the start of a
-    line; a fence the reply never closes means the reply was cut off (TruncatedReply). A
-    block holding search/replace markers is read as such.
+    file ("And `b.py`:"), or, when the reply names no file at all, if it is the one such
+    block _the_file picks; shell commands and program output never are. Fences open only at
+    the start of a line; a fence the reply never closes means the reply was cut off
+    (TruncatedReply). A block holding search/replace markers is read as such.
     """
     lines = fences.prepare(reply.text).split("\n")
     found = fences.find_fences(lines)
     edits: list[Edit] = []
-    last = None
+    unnamed_blocks: list = []
     for k, fence in enumerate(found):
         if not fence.closed:
             raise truncated(f"the fenced block opened at line {fence.opener + 1} ({fence.marker})")
@@ -67,13 +67,27 @@ def parse(reply: Reply) -> list[Edit]:
             if intro.endswith(":") and (named := fences.mentions(intro)):
                 edits.append(replace(unnamed, mentions=named))
             else:
-                last = (fence, unnamed)
+                unnamed_blocks.append((fence, unnamed))
         check_count(len(edits))
-    if not edits and last is not None:
-        fence, unnamed = last
+    if not edits and unnamed_blocks:
+        fence, unnamed = _the_file(unnamed_blocks)
         mentions = fences.mentions(_paragraph_before(lines, fence.opener))
         edits.append(replace(unnamed, mentions=mentions))
     return [replace(edit, index=n) for n, edit in enumerate(edits, 1)]
+
+
+def _the_file(blocks: list) -> tuple:
+    """Of the blocks without a name in a reply that names no file, the one that is the file:
+    the only one; else the only one in a language's fence; else the last of those at least
+    half as long as the longest (the file as it was, shown first, and an example's output or
+    a usage line after the code are not the file)."""
+    if len(blocks) == 1:
+        return blocks[0]
+    coded = [b for b in blocks if b[0].info.strip()]
+    if len(coded) == 1:
+        return coded[0]
+    sizes = [b[0].end - b[0].start for b in blocks]
+    return [b for b, size in zip(blocks, sizes, strict=True) if 2 * size >= max(sizes)][-1]
 
 
 _MARKDOWN = (".md", ".markdown", ".mdx", ".rst", ".txt")

@@ -77,7 +77,7 @@ def parse_blocks(text: str) -> list[Edit]:
         mentions = () if path else fences.mentions("\n".join(lines[prose_from:i]))
         number = len(edits) + 1
         check_count(number)
-        divider, stop, end = _layout(lines, i, number, fence or "```")
+        divider, stop, end = _layout(lines, i, number, fence or "```", _markup(path))
         edits.append(
             Edit(
                 path=path,
@@ -102,10 +102,14 @@ def _holds_block(fence_line: int, edits: list[Edit]) -> bool:
     return bool(edits) and edits[-1].line > fence_line
 
 
-def _layout(lines: list[str], head: int, number: int, fence: str) -> tuple[int, int, int]:
+def _layout(
+    lines: list[str], head: int, number: int, fence: str, markup: bool = True
+) -> tuple[int, int, int]:
     """For the block starting at head: its divider, where its replacement stops, and the line
     that closes the block. Without a tail, only a bare closing line of the enclosing fence
-    (or a second divider) ends the block: a fence that opens a code example does not."""
+    (or a second divider) ends the block: a fence that opens a code example does not. In a
+    file that is not markup, a divider right before the tail is a second divider, not a
+    heading's underline."""
     dividers: list[int] = []
     j = head + 1
     while j < len(lines) and not is_tail(lines[j]) and not is_head(lines[j]):
@@ -121,7 +125,7 @@ def _layout(lines: list[str], head: int, number: int, fence: str) -> tuple[int, 
             f" dividing the text to find from its replacement:\n{_excerpt(lines, head)}"
         )
     strong = [d for d in dividers if _divider_width(lines[d]) == 7] or dividers
-    strong = [d for d in strong if not _underline(lines, d)] or strong
+    strong = [d for d in strong if not _underline(lines, d, markup)] or strong
     if len(strong) >= 3 and len(strong) % 2:
         divider, second = strong[len(strong) // 2], None
     else:
@@ -156,13 +160,23 @@ def _closer(lines: list[str], start: int, end: int, fence: str) -> int | None:
     return None
 
 
-def _underline(lines: list[str], index: int) -> bool:
+def _underline(lines: list[str], index: int, markup: bool = True) -> bool:
     """True when a divider-like line is a markdown heading's underline: right under a line of
-    text and followed by a blank line (or the block's end)."""
+    text and followed by a blank line, or, in markup, by the block's end (in code, a divider
+    there is the model's second divider: real replies end blocks so, many at once)."""
     above = lines[index - 1].strip() if index > 0 else ""
     below = lines[index + 1].strip() if index + 1 < len(lines) else ""
     text_above = bool(above) and not (is_head(above) or is_divider(above) or is_tail(above))
-    return text_above and (not below or is_tail(below))
+    return text_above and (not below or (markup and is_tail(below)))
+
+
+MARKUP = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciidoc", ".org", ".textile")
+"""Suffixes of files whose lines of = may be headings' underlines."""
+
+
+def _markup(path: str) -> bool:
+    """Whether the file named is markup (or the name is unknown: then so it may be)."""
+    return not path or path.lower().endswith(MARKUP)
 
 
 def _text(lines: list[str]) -> str:

@@ -175,7 +175,20 @@ def filename_before(lines: list[str], index: int, skip_fence: bool = False) -> s
         if k < 0 or opener(lines[k]) or source_opener(lines[k]):
             return ""
     name = paths.clean(lines[k])
-    return name if paths.looks_like_path(name) else ""
+    if paths.looks_like_path(name):
+        return name
+    return _heading_name(lines[k])
+
+
+def _heading_name(line: str) -> str:
+    """The file a markdown heading names with words before it ("### Updated coeffs.py"): its
+    last word, when that is a file name with an extension; else ''."""
+    words = line.strip().split()
+    if not line.lstrip().startswith("#") or len(words) < 2:
+        return ""
+    last = paths.clean(words[-1])
+    base = last.rsplit("/", 1)[-1]
+    return last if paths.has_extension(base) and paths.looks_like_path(last) else ""
 
 
 def _nonblank_before(lines: list[str], index: int, most: int = 20) -> int:

@@ -17,6 +17,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 
@@ -42,6 +43,12 @@ def loose(files: dict[str, bytes]) -> dict[str, str]:
     return out
 
 
+def _own(folder: Path) -> None:
+    """The copy is the user's own work tree: writable, whatever the source's modes."""
+    for path in [folder, *folder.rglob("*")]:
+        path.chmod(path.stat().st_mode | stat.S_IWUSR | (stat.S_IXUSR if path.is_dir() else 0))
+
+
 def run_case(case: Path) -> tuple[str, str]:
     """(outcome, detail) of applying one case's reply to a copy of its before-state."""
     meta = json.loads((case / "meta.json").read_text())
@@ -49,6 +56,7 @@ def run_case(case: Path) -> tuple[str, str]:
         work_dir = Path(work)
         if (case / "before").is_dir():
             shutil.copytree(case / "before", work_dir, dirs_exist_ok=True)
+            _own(work_dir)
         start = tree(work_dir)
         err = io.StringIO()
         options = offline.ApplyOptions(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import os
+from pathlib import Path
 
 from coder.chat.commands.registry import Chat, command, names
 from coder.errors import PathError, UsageError
@@ -19,7 +20,10 @@ def _add(chat: Chat, args: str) -> None:
     for name in names(args):
         name = os.path.expanduser(name)
         if glob.has_magic(name):
-            matches = sorted(p for p in session.ws.root.glob(name) if p.is_file())
+            pattern = os.path.join(session.ws.root, name)  # an absolute name stays as it is
+            matches = sorted(
+                Path(p) for p in glob.glob(pattern, recursive=True) if os.path.isfile(p)
+            )
             if not matches:
                 chat.terminal.error(f"No file matches {name}: nothing added.")
             for path in matches:
@@ -53,27 +57,96 @@ def _add_one(chat: Chat, rel: str) -> None:
     if rel in session.files:
         chat.terminal.say(f"{rel} is already in the chat.")
         return
+    if not affordable(session, chat.terminal, rel):
+        return
     session.files.append(rel)
     if rel in session.read_only:
         session.read_only.remove(rel)
     chat.terminal.say(f"Added {rel} to the chat.")
 
 
+LARGE = 256 * 1024
+"""Bytes above which a file is only added to the chat once the user agrees: all of it goes
+with every request."""
+CHARS_PER_TOKEN = 4
+"""Roughly, for the estimate said to the user."""
+FITS_ANY = 8_000
+"""Tokens every model takes in one request: a smaller file is added without asking the model's
+context window, which may need the seconds litellm takes to import."""
+
+
+def affordable(session, terminal, rel: str) -> bool:
+    """Whether rel may join the chat: refused when it alone would not fit the model's context
+    window (when known); above LARGE, only if the user agrees (no by default)."""
+    try:
+        size = session.ws.check(rel).stat().st_size
+    except (OSError, PathError):
+        return True  # a new file, or one the workspace will refuse with its own reason
+    tokens = size // CHARS_PER_TOKEN
+    if tokens <= FITS_ANY:
+        return True
+    window = getattr(session.model, "context_window", lambda: None)()
+    if window and tokens > window:
+        terminal.error(
+            f"{rel} is about {tokens:,} tokens, more than {session.model.name} takes in one"
+            f" request ({window:,}): it is not added."
+        )
+        return False
+    if size <= LARGE:
+        return True
+    question = (
+        f"{rel} is {size / 1e6:.1f} MB, about {tokens:,} tokens sent with every request."
+        " Add it anyway?"
+    )
+    if terminal.confirm(question, default=False):
+        return True
+    terminal.say(f"Not added: {rel}.")
+    return False
+
+
 @command("drop", "Remove files from the chat (all of them without arguments).", True)
 def _drop(chat: Chat, args: str) -> None:
-    dropped = names(args)
-    for listing in (chat.session.files, chat.session.read_only):
-        for rel in list(listing):
-            if not dropped or rel in dropped:
+    session = chat.session
+    listings = (session.files, session.read_only)
+    if not args.strip():
+        for listing in listings:
+            for rel in list(listing):
                 listing.remove(rel)
                 chat.terminal.say(f"Dropped {rel}.")
+        return
+    for name in names(args):
+        rel = _known(chat, name)
+        found = [listing for listing in listings if rel in listing]
+        for listing in found:
+            listing.remove(rel)
+            chat.terminal.say(f"Dropped {rel}.")
+        if not found:
+            chat.terminal.error(f"{name} is not in the chat: nothing dropped (/ls lists them).")
+
+
+def _known(chat: Chat, name: str) -> str:
+    """The name the chat knows a file by, whether it was given as the chat shows it, relative
+    to the current folder, absolute or with a ~."""
+    if name in chat.session.files or name in chat.session.read_only:
+        return name
+    try:
+        return chat.session.ws.reference(
+            os.path.join(chat.session.ws.root, os.path.expanduser(name))
+        )
+    except PathError:
+        return name
 
 
 @command("read-only", "Add files for reference only: the model sees them but cannot edit.", True)
 def _read_only(chat: Chat, args: str) -> None:
     for name in names(args):
-        rel = chat.session.ws.relative(chat.session.ws.root / os.path.expanduser(name))
-        if not chat.session.ws.read(rel).exists:
+        try:
+            rel = chat.session.ws.reference(
+                os.path.join(chat.session.ws.root, os.path.expanduser(name))
+            )
+        except PathError as exc:
+            raise UsageError(str(exc)) from None
+        if not chat.session.ws.read_reference(rel).exists:
             raise UsageError(f"{rel} does not exist")
         if rel not in chat.session.read_only:
             chat.session.read_only.append(rel)

@@ -18,6 +18,14 @@ def _diff(chat: Chat, args: str) -> None:
 def _undo(chat: Chat, args: str) -> None:
     repo = repo_of(chat)
     if not chat.session.commits:
+        head = repo.head()
+        if head and head in chat.session.saves:
+            chat.terminal.say(
+                f"coder has no edit left to undo. The last commit, {head[:7]}, holds your own"
+                " changes, which coder committed before an edit: /undo never takes those back"
+                " (git reset --soft HEAD~1 would, keeping them in your files)."
+            )
+            return
         chat.terminal.say("coder has made no commit in this session to undo.")
         return
     sha = chat.session.commits[-1]

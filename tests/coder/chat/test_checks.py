@@ -68,7 +68,7 @@ def test_a_lint_command_that_keeps_failing_stops_after_max_reflections(root: Pat
     outcome = chat.turn("change it")
     assert outcome.unresolved.startswith("The lint command failed (exit status 1)")
     assert len(chat.model.requests) == 3 and outcome.commits and len(outcome.commits) == 3
-    assert "lint saw ['hello.py']" in chat.model.requests[1].messages[-1].content
+    assert "lint saw ['./hello.py']" in chat.model.requests[1].messages[-1].content
     assert "Still failing after 2 attempts" in chat.terminal.out.getvalue()
 
 

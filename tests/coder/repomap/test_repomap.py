@@ -189,7 +189,26 @@ SECRETS = {
     "k.c": '#define URL make("SECRET-1")\n#define F(x) g(x, "SECRET-2")\n',
     "k.cpp": 'const char *k = R"(SECRET-1)";\nvoid f(const char *p = "SECRET-2") {}\n',
     "k.rb": 'KEYS = { aws: "SECRET-1", gcp: %w[SECRET-2] }\nKEY = :"SECRET-3"\n',
+    "comments.py": (
+        "TOKEN = env('T')  # was SECRET-1 before rotation\n"
+        "def login(user):  # admin password: SECRET-2\n    pass\n"
+    ),
+    "comments.js": (
+        "const KEY_RE = /SECRET-1[a-z]+/g;  // SECRET-2\nfunction auth() { /* SECRET-3 */ }\n"
+    ),
+    "comments.ts": "export const R = /SECRET-1/; // SECRET-2\n",
+    "comments.go": "package p\nconst N = 1 // SECRET-1\nfunc F() {} /* SECRET-2 */\n",
+    "comments.rs": "const N: u8 = 1; // SECRET-1\nfn f() {} /* SECRET-2 */\n",
+    "Comments.java": "class Comments { // SECRET-1\n  void f() {} /* SECRET-2 */ }\n",
+    "comments.c": "int f(void); // SECRET-1\nint g(void); /* SECRET-2 */\n",
+    "comments.rb": "KEY_RE = /SECRET-1/ # SECRET-2\ndef f; end # SECRET-3\n",
 }
+NUMBERS = (
+    "ACCOUNT = 4111111111111111\n"
+    "SALT = 0xDEADBEEFCAFEBABE1234\n"
+    "DIGEST = f(9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08)\n"
+    "LIMIT = 1000\n"
+)
 
 
 @pytest.mark.parametrize("path", sorted(SECRETS))
@@ -197,6 +216,11 @@ def test_no_string_literal_reaches_the_map(path: str) -> None:
     tags = extract(path, SECRETS[path])
     shown = "\n".join(d.text for d in tags.definitions)
     assert tags.definitions and "SECRET" not in shown and "…" in shown
+
+
+def test_numbers_long_enough_to_be_keys_do_not_reach_the_map() -> None:
+    shown = [d.text for d in extract("numbers.py", NUMBERS).definitions]
+    assert shown == ["ACCOUNT = …", "SALT = …", "DIGEST = f(…)", "LIMIT = 1000"]
 
 
 def test_syntax_errors_and_undecodable_bytes_leave_the_rest_readable(root: Path) -> None:

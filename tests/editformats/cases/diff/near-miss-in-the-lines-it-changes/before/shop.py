@@ -3,4 +3,4 @@ def report(items):
     for item in items:
         total += item.price * item.quantity
     print("The total price of all items in the basket is", total)
-    return round(total, 2)
+    return total

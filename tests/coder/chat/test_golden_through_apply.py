@@ -1,0 +1,66 @@
+"""Golden cases of replies that real models write and that were once written wrong in silence,
+run through the real `coder --apply` in a git repository: the files after, or the refusal with
+exit status 1 and the files untouched."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ..gitrepo import git
+
+CASES = Path(__file__).resolve().parents[2] / "editformats" / "cases"
+SILENT = [
+    "diff/error-near-miss-with-a-miscopied-unchanged-line",
+    "diff/near-miss-in-the-lines-it-changes",
+    "diff/error-two-blocks-on-the-same-lines",
+    "diff/error-several-places-after-the-previous-block",
+    "diff/second-divider-before-the-tail-in-code",
+    "diff/error-replacement-elsewhere-is-not-the-change-made",
+    "whole/example-output-after-the-code",
+    "whole/error-empty-block-for-a-chat-file",
+    "whole/error-look-alike-name",
+    "whole/decomposed-accent-names-the-chat-file",
+    "whole/new-file-with-a-brevity-comment",
+    "whole/name-in-a-heading-after-a-word",
+]
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".git" not in p.relative_to(root).parts
+    }
+
+
+@pytest.mark.parametrize("name", SILENT)
+def test_the_case_through_coder_apply(tmp_path: Path, name: str) -> None:
+    case = CASES / name
+    repo = tmp_path / "repo"
+    shutil.copytree(case / "before", repo)
+    git(repo, "init", "-q")
+    git(repo, "config", "user.name", "Test")
+    git(repo, "config", "user.email", "test@example.com")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "start")
+    before = _files(repo)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CODER_", "GIT_"))}
+    env |= {"HOME": str(tmp_path), "NO_COLOR": "1"}
+    command = [sys.executable, "-m", "coder.cli", "--apply", str(case / "reply.md")]
+    command += ["--edit-format", name.split("/")[0], *before]
+    done = subprocess.run(command, cwd=repo, env=env, capture_output=True, timeout=120)
+    said = (done.stdout + done.stderr).decode("utf-8", "replace")
+    if (case / "error.txt").exists():
+        assert done.returncode == 1, said
+        for line in (case / "error.txt").read_text().splitlines():
+            assert line.strip() in said
+        assert _files(repo) == before
+        return
+    assert done.returncode == 0, said
+    assert _files(repo) == before | _files(case / "after")

@@ -1,5 +1,0 @@
-def a1():
-    return 1
-
-def b():
-    return 0

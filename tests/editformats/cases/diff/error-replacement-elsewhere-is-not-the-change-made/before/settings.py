@@ -1,0 +1,3 @@
+retries = 3
+name = "x"
+timeout = 60

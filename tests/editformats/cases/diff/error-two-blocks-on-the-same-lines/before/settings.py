@@ -1,0 +1,3 @@
+limit = 1
+retries = 2
+timeout = 3

@@ -1,0 +1,5 @@
+class A:
+    def f(self):
+        return 10
+    def g(self):
+        return 2

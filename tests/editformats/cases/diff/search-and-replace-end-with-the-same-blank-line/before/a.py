@@ -1,0 +1,5 @@
+class A:
+    def f(self):
+        return 1
+    def g(self):
+        return 2

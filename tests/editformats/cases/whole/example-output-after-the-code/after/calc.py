@@ -1,0 +1,5 @@
+def double(x):
+    return x + x
+
+
+print(double(21))

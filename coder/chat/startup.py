@@ -214,6 +214,7 @@ def _session(
             consistency_prompt=config.consistency_prompt,
             rtc=config.rtc,
             rtc_settings=RtcSettings(config.rtc_samples, config.rtc_threshold),
+            secrets=(config.api_key,) if config.api_key else (),
         ),
         weak_model=weak,
         editor_model=editor,

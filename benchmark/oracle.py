@@ -32,6 +32,8 @@ def reply_for(
         ]
         args = json.dumps({"explanation": "The solution.", "edits": edits})
         return Completion(tool_calls=(ToolCall("replace_lines", args),))
+    if fmt in ("patch", "patch-func"):
+        return _patch_reply(fmt, current, wanted)
     parts = ["Here is the solution.\n"]
     for path, text in wanted.items():
         old = current.get(path, "")
@@ -48,6 +50,21 @@ def reply_for(
             head = f"````{fence}\n{path}\n" if fmt.endswith("fenced") else f"{path}\n````{fence}\n"
             parts.append(f"{head}{block}````\n")
     return Completion(text="\n".join(parts))
+
+
+def _patch_reply(fmt: str, current: Mapping[str, str], wanted: Mapping[str, str]) -> Completion:
+    """A V4A patch replacing each file whole: one chunk, its old lines pinned to the file's end
+    (so that they match in one place only), or only added lines for an empty file."""
+    sections = []
+    for path, text in wanted.items():
+        old = "".join(f"-{line}\n" for line in current[path].splitlines())
+        new = "".join(f"+{line}\n" for line in text.splitlines())
+        end = "*** End of File\n" if old else ""
+        sections.append(f"*** Update File: {path}\n@@\n{old}{new}{end}")
+    patch = f"*** Begin Patch\n{''.join(sections)}*** End Patch\n"
+    if fmt == "patch-func":
+        return Completion(tool_calls=(ToolCall("apply_patch", json.dumps({"input": patch})),))
+    return Completion(text=f"Here is the solution.\n\n{patch}")
 
 
 def _shown(request: Request, path: str) -> str | None:

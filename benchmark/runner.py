@@ -41,7 +41,8 @@ Implement the stubs in {files} so that they solve the exercise described above. 
 what the unit tests call."""
 
 RETRY = (
-    "{output}\n\nSee the testing errors above. The tests are correct. "
+    "The tests printed this (their output, quoted):\n\n{output}\n\n"
+    "See the testing errors above. The tests are correct. "
     "Fix the code in {files} to resolve the errors."
 )
 CANDIDATE_TESTS = "exec " + shlex.join(pytest_command("-c", "/dev/null", "--rootdir", "."))
@@ -50,7 +51,28 @@ folder), saying when pytest is ready; the model's own conftest.py and pytest set
 are ignored (a bad one would stop pytest before it is ready: the model's doing, which must not
 pass for the harness's)."""
 OUTPUT_LINES = 50
-"""How much of the cleaned test output the retry message shows."""
+"""Lines of the cleaned test output the retry message shows, at most."""
+OUTPUT_CHARS = 6_000
+"""Characters of it in all, at most: a solution may print one line of a megabyte."""
+LINE_CHARS = 500
+"""Characters of each of its lines, at most."""
+
+
+def retry_message(output: str, files: str) -> str:
+    """The retry's request: the first of the test output, bounded in lines and characters,
+    quoted in a fence no line of it can close (what a solution printed is output, never
+    instructions), then what to do."""
+    lines = []
+    for line in output.splitlines()[:OUTPUT_LINES]:
+        over = len(line) - LINE_CHARS
+        lines.append(f"{line[:LINE_CHARS]} [... {over:,} more characters]" if over > 0 else line)
+    text = "\n".join(lines)
+    if len(text) > OUTPUT_CHARS:
+        text = text[:OUTPUT_CHARS] + "\n[... the rest of the output is left out]"
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return RETRY.format(output=f"{fence}text\n{text}\n{fence}", files=files)
 
 
 @dataclass(frozen=True)
@@ -205,6 +227,7 @@ def _session(
             candidate_tests=settings.candidate_tests,
             sandbox=settings.tests.sandbox,
             test_ready=True,
+            test_pristine=_pristine(exercise),
             refine=settings.refine,
             plan=settings.plan,
             diverse=settings.diverse,
@@ -218,6 +241,18 @@ def _session(
         ),
         files=list(exercise.solution_files),
     )
+
+
+def _pristine(exercise: Exercise) -> tuple[Path, tuple[str, ...], tuple[str, ...]]:
+    """The pristine exercise, as --candidate-tests copies it: its files (those copy_to takes)
+    from its own folder, the solution files the only ones a candidate writes over them."""
+    folder = exercise.folder
+    files = tuple(
+        p.relative_to(folder).as_posix()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    )
+    return folder, files, tuple(exercise.solution_files)
 
 
 def _attempt(
@@ -243,8 +278,7 @@ def _attempt(
         _count_test_run(result, run, get_language(exercise.language).compile_error)
         if run.passed:
             break
-        shown = "\n".join(run.output.splitlines()[:OUTPUT_LINES])
-        message = RETRY.format(output=shown, files=files)
+        message = retry_message(run.output, files)
     _round_trips(result, session, exercise, settings, stubs, request)
 
 

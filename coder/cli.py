@@ -45,7 +45,11 @@ def build_parser():
         const=True,
         help="reach an openai/ model with --api-base through litellm, not directly",
     )
-    p.add_argument("--edit-format", help="how the model writes edits (default: diff)")
+    p.add_argument(
+        "--edit-format",
+        help="how the model writes edits (default: patch for OpenAI's GPT-4.1+, o-series and"
+        " Codex models, diff for others; --apply: diff)",
+    )
     p.add_argument("--max-reflections", type=int, help="retries of failed edits (default: 3)")
     p.add_argument("--read", action="append", metavar="FILE", help="add FILE read-only")
     p.add_argument("--test-cmd", help="the command /test (and --auto-test) runs")
@@ -188,10 +192,41 @@ def _apply(args, terminal, color: bool) -> int:
     return offline.run(options, terminal)
 
 
+def _key_off_the_command_line(argv: list[str]) -> None:
+    """Start coder again with --api-key's value in its environment (CODER_API_KEY) instead of
+    its command line, which any process of the user can read (/proc/PID/cmdline, ps): code run
+    in a sandbox without namespaces could read the key there. Nothing is done without one."""
+    rest, key = [], None
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word == "--":
+            rest += argv[i:]
+            break
+        name, eq, value = word.partition("=")
+        # argparse takes any unambiguous start of an option's name: --api-k is --api-key.
+        if name.startswith("--api-k") and "--api-key".startswith(name):
+            if eq:
+                key, i = value, i + 1
+                continue
+            if i + 1 < len(argv):
+                key, i = argv[i + 1], i + 2
+                continue
+        rest.append(word)
+        i += 1
+    if key is None:
+        return
+    import os
+
+    env = dict(os.environ, CODER_API_KEY=key)
+    os.execve(sys.executable, [sys.executable, "-m", "coder.cli", *rest], env)
+
+
 def entry() -> int:
     """The `coder` console script: main(), with an exit after Ctrl-C that CPython cannot turn
     into a death by SIGINT (it does when the interrupt landed in code run by exec(), as while
     litellm is imported, even though main() handled it)."""
+    _key_off_the_command_line(sys.argv[1:])
     status = main()
     if status == INTERRUPTED:
         import os

@@ -3,7 +3,16 @@
 Pure: text in, data out. No disk, git, console or model.
 """
 
-from editformats.edit import Applied, ApplyResult, Edit, EditFormat, Failure, Reply, ToolCall
+from editformats.edit import (
+    Applied,
+    ApplyResult,
+    Chunk,
+    Edit,
+    EditFormat,
+    Failure,
+    Reply,
+    ToolCall,
+)
 from editformats.errors import ReplyError, TruncatedReply
 from editformats.registry import FORMATS, get_format
 
@@ -11,6 +20,7 @@ __all__ = [
     "FORMATS",
     "Applied",
     "ApplyResult",
+    "Chunk",
     "Edit",
     "EditFormat",
     "Failure",

@@ -50,6 +50,25 @@ class Reply:
 
 
 @dataclass(frozen=True)
+class Chunk:
+    """One chunk of a patch's Update File section: its lines, each led by its mark (' ' kept,
+    '-' removed, '+' added), and where in the file it is looked for."""
+
+    lines: tuple[str, ...]
+    anchors: tuple[str, ...] = ()
+    """The texts of the @@ lines above it, in order: each moves the search below the first line
+    equal to it."""
+    at_end: bool = False
+    """*** End of File closes it: its lines must be the file's last."""
+    line: int = 0
+    """Line of the patch where the chunk starts, from 1."""
+
+    def before(self) -> list[str]:
+        """The lines it looks for in the file: the kept and the removed ones."""
+        return [line[1:] for line in self.lines if line[0] != "+"]
+
+
+@dataclass(frozen=True)
 class Edit:
     """One change a reply asks for.
 
@@ -77,6 +96,12 @@ class Edit:
     """For an edit with nothing to find from a diff hunk: the line (from 0) its lines go
     before, as the hunk header says; -1 when the header does not say. None for other edits,
     whose empty text to find means: add at the end."""
+    chunks: tuple[Chunk, ...] = ()
+    """For a patch's Update File section: its chunks, applied in order."""
+    delete: bool = False
+    """The edit deletes its file (a patch's Delete File)."""
+    move_to: str = ""
+    """The edit renames its file to this path, after its chunks (a patch's Move to)."""
 
 
 @dataclass(frozen=True)
@@ -119,11 +144,22 @@ class ApplyResult:
     """New content of every file that changed (created files included)."""
     applied: tuple[Applied, ...] = ()
     failures: tuple[Failure, ...] = ()
+    deleted: tuple[str, ...] = ()
+    """Files the edits remove, the old paths of moved files included."""
+    moved: Mapping[str, str] = field(default_factory=dict)
+    """Renamed files, old path -> new path (the new one's text is in files)."""
+    atomic: bool = False
+    """The edits apply all or none: with a failure, nothing of them applied."""
 
     @property
     def ok(self) -> bool:
         """True when every edit applied."""
         return not self.failures
+
+    @property
+    def changed(self) -> tuple[str, ...]:
+        """Every path the result writes or removes, sorted."""
+        return tuple(sorted({*self.files, *self.deleted}))
 
 
 @dataclass(frozen=True)

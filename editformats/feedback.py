@@ -14,6 +14,11 @@ MAX_CLOSEST_LINES = 40
 """Lines of the file shown as the closest match to a failed edit."""
 MAX_CHARS = 20_000
 """The longest message sent back."""
+ATOMIC = (
+    "Nothing of your patch was applied: it applies whole or not at all. Send the whole patch"
+    " again, every file operation in it, with the failures above fixed."
+)
+"""What follows the failures of a format whose edits apply all or none."""
 
 
 def failure_message(result: ApplyResult, kept: bool) -> str:
@@ -48,6 +53,8 @@ def failure_message(result: ApplyResult, kept: bool) -> str:
         parts.append(
             "Copy the lines to find exactly from the file as it is now, whitespace included."
         )
+    if result.atomic and result.failures:
+        parts.append(ATOMIC)
     message = "\n\n".join(parts)
     if len(message) > MAX_CHARS:
         message = message[:MAX_CHARS] + "\n[... the rest of this message is cut ...]"
@@ -62,8 +69,13 @@ def call_answers(result: ApplyResult, calls: int, kept: bool) -> list[str]:
         failed = tuple(f for f in result.failures if f.edit.call == call)
         applied = tuple(a for a in result.applied if a.edit.call == call)
         if failed:
-            own = ApplyResult(result.files, applied, failed)
+            own = ApplyResult(result.files, applied, failed, atomic=result.atomic)
             answers.append("Failed.\n\n" + failure_message(own, kept))
+        elif result.atomic and result.failures:
+            answers.append(
+                "Not applied: an edit of another call of this reply failed, and the reply's"
+                " edits apply all or none."
+            )
         elif applied:
             files = ", ".join(sorted({a.path for a in applied}))
             saved = "saved" if kept else "would apply, but nothing was saved"
@@ -73,11 +85,17 @@ def call_answers(result: ApplyResult, calls: int, kept: bool) -> list[str]:
     return answers
 
 
-def next_request(calls: tuple[ToolCall, ...], problem: str) -> str:
+def next_request(calls: tuple[ToolCall, ...], problem: str, nothing_applied: bool = False) -> str:
     """What the model is asked after a reply that failed: the problem itself, or, when the
-    answers to its function calls already say it, to call again with only those edits."""
+    answers to its function calls already say it, to call again with only the failed edits
+    (or with all of them, when nothing of the reply was applied)."""
     if not calls:
         return problem
+    if nothing_applied:
+        return (
+            "Your edits could not be used: the answers to your calls above say why, and nothing"
+            f" of the reply was applied. Call {calls[0].name} again with all of them, fixed."
+        )
     return (
         "Some of your edits could not be used: the answers to your calls above say which"
         f" and why. Call {calls[0].name} again with only those edits, fixed; the edits that"

@@ -22,7 +22,8 @@ from coder.repomap import CACHE_FILES
 from coder.seams.repo import Repo
 from coder.terminal import Terminal
 from coder.trust.rtc import Behaviour, Change
-from coder.trust.selection import testing
+from coder.trust.selection import exposure, testing
+from sandbox import secret_values
 
 MAX_OUTPUT = 8_000
 """Characters of a command's output the model sees (the end, where the failures are)."""
@@ -93,7 +94,10 @@ def after_edit(
         texts = {p: f.text for p in changed if (f := ws.read(p)).exists}
         if problem := syntax(texts, originals, terminal):
             return problem
-    lint = config.lint_cmd and command("lint command", config.lint_cmd, ws.root, changed)
+    present = tuple(p for p in changed if ws.read(p).exists)  # not the files deleted
+    lint = (
+        config.lint_cmd and present and command("lint command", config.lint_cmd, ws.root, present)
+    )
     if lint:
         return lint
     if not (config.auto_test and config.test_cmd):
@@ -109,10 +113,28 @@ def test_setup(config: SessionConfig, ws: Workspace, repo: Repo | None) -> testi
     """How the test command runs on versions of the files; None without one."""
     if not config.test_cmd:
         return None
+    secrets = secret_values(os.environ, config.secrets)
+    if config.test_pristine is not None:
+        folder, files, writable = config.test_pristine
+        return testing.TestSetup(
+            config.test_cmd,
+            files,
+            sandbox=config.sandbox,
+            ready=config.test_ready,
+            secrets=secrets,
+            pristine=folder,
+            writable=writable,
+        )
     files = repo.files() if repo else testing.tree_files(ws.root)
     files = [f for f in files if f not in CACHE_FILES]  # coder's own cache is not the user's
+    if config.sandbox is not None:
+        files, _ = exposure.exposable(ws.root, files, secrets)
     return testing.TestSetup(
-        config.test_cmd, tuple(files), sandbox=config.sandbox, ready=config.test_ready
+        config.test_cmd,
+        tuple(files),
+        sandbox=config.sandbox,
+        ready=config.test_ready,
+        secrets=secrets,
     )
 
 

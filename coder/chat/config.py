@@ -33,8 +33,10 @@ class Config:
     """The key for the models' provider, instead of its environment variable."""
     via_litellm: bool = False
     """Reach `openai/` models with an API base through litellm too, not straight over HTTP."""
-    edit_format: str = "diff"
-    """How the model writes its edits."""
+    edit_format: str | None = None
+    """How the model writes its edits; unset: the format its model writes best (the table
+    editformats.registry.MODEL_FORMATS: patch for OpenAI's GPT-4.1+, o-series and Codex
+    models), else diff."""
     max_reflections: int = 3
     """How often failed edits go back to the model in one turn."""
     auto_commits: bool = True

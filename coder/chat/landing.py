@@ -7,7 +7,7 @@ first and its text is kept, so that the turn can always say what it changed and 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from coder.chat.turns import TurnOutcome
 from coder.edits import editing, saving
@@ -16,6 +16,7 @@ from coder.errors import GitError, NotCommitted, WriteError
 from coder.seams.repo import Repo
 from coder.terminal import Terminal
 from coder.trust.rtc import Change
+from editformats import ApplyResult
 
 
 @dataclass
@@ -36,13 +37,13 @@ class Landing:
     """The session's commits of the user's own changes, saved before an edit touched them."""
     before: dict[str, FileText] = field(default_factory=dict)
     """The files this request has written, as they were before it."""
-    written: dict[str, str] = field(default_factory=dict)
-    """What coder last wrote to each file."""
+    written: dict[str, str | None] = field(default_factory=dict)
+    """What coder last wrote to each file (None: it removed the file)."""
 
     def write(self, proposal: editing.Proposal) -> bool:
         """Write what applied, after showing its diff; False (with the reason shown) when
         nothing could be written."""
-        changed = proposal.result.files
+        changed = proposal.result.changed
         if not changed:
             return True
         self.terminal.diff(proposal.diff())
@@ -61,12 +62,15 @@ class Landing:
             self.terminal.say(saving.backed_up(path, copy, self.ws.root))
         for path in fresh:
             self.before[path] = proposal.originals[path]
-        self.written.update(changed)
+        self.written.update(proposal.result.files)
+        self.written.update(dict.fromkeys(proposal.result.deleted))
         return True
 
     def changed(self) -> tuple[str, ...]:
-        """The files whose text differs from what it was before the request, sorted."""
-        return tuple(p for p in sorted(self.before) if self.ws.read(p).text != self.before[p].text)
+        """The files whose text (or existence) differs from before the request, sorted."""
+        return tuple(
+            p for p in sorted(self.before) if _state(self.ws.read(p)) != _state(self.before[p])
+        )
 
     def change(self, request: str, chat_files: list[str]) -> Change | None:
         """The request and the files before and after it, for the round-trip check; None when
@@ -105,11 +109,30 @@ class Landing:
         """Put back the files this request wrote, as they were before it; a file that changed
         since coder wrote it (the user edited it meanwhile) is left as it is."""
         current = {p: self.ws.read(p) for p in self.before}
-        moved = [p for p in self.before if current[p].text != self.written.get(p)]
+        moved = [
+            p for p in self.before if p not in self.written or _state(current[p]) != self.written[p]
+        ]
         for path in moved:
             self.terminal.error(f"{path} changed since coder wrote it: it is left as it is.")
         back = {p: f for p, f in self.before.items() if p not in moved}
-        self.ws.write_all({p: f.text for p, f in back.items() if f.exists}, current)
+        # A file coder removed is written back in its own encoding.
+        now = {
+            p: f if f.exists else replace(f, encoding=self.before[p].encoding)
+            for p, f in current.items()
+        }
+        self.ws.write_all({p: f.text for p, f in back.items() if f.exists}, now)
         for path, original in back.items():
             if not original.exists:
                 self.ws.remove(path)
+
+
+def files_after(files: list[str], result: ApplyResult) -> list[str]:
+    """The chat's files once result is written: those it renamed under their new names, those
+    it deleted gone."""
+    moved, gone = result.moved, set(result.deleted)
+    return [moved.get(p, p) for p in files if p not in gone or p in moved]
+
+
+def _state(file: FileText) -> str | None:
+    """A file's text, or None when it does not exist."""
+    return file.text if file.exists else None

@@ -67,7 +67,7 @@ def run(options: ApplyOptions, terminal: Terminal) -> int:
     if options.dry_run:
         terminal.diff(proposal.diff())
         return exits.OK
-    if repo is not None and result.files and not repo.has_identity():
+    if repo is not None and result.changed and not repo.has_identity():
         raise UsageError(
             "git needs your name and email to commit: run git config --global user.name"
             " 'Your Name' and git config --global user.email you@example.com,"
@@ -93,7 +93,7 @@ def run(options: ApplyOptions, terminal: Terminal) -> int:
         )
     if repo is None:
         return exits.OK
-    left = saving.not_committed(repo, ws, sorted(result.files))
+    left = saving.not_committed(repo, ws, list(result.changed))
     for path, why in left.items():
         terminal.error(f"{path} is written but not committed: it is {why}.")
     return exits.NOT_COMMITTED if "changed" in left.values() else exits.OK
@@ -134,12 +134,18 @@ def _report(result, commits: list[str], terminal: Terminal) -> None:
         by_file.setdefault(applied.path, []).append(applied)
     for path, done in sorted(by_file.items()):
         hows = [a.how for a in done]
-        if path not in result.files:
+        touched = path in result.files or path in result.deleted
+        if path in result.moved:
+            state = f"moved to {result.moved[path]}"
+        elif path in result.deleted:
+            state = "deleted"
+        elif not touched:
             state = "already as the reply wants it, unchanged"
         else:
             state = f"{len(hows)} edit(s)"
-        tolerant = sorted({h for h in hows if h not in ("exact", "whole", "created")})
-        note = f" ({', '.join(tolerant)})" if tolerant and path in result.files else ""
+        plain = ("exact", "whole", "created", "deleted", "moved")
+        tolerant = sorted({h for h in hows if h not in plain})
+        note = f" ({', '.join(tolerant)})" if tolerant and touched else ""
         terminal.say(f"{path}: {state}{note}")
         for a in done:
             if a.note:

@@ -14,7 +14,7 @@ from pathlib import Path
 from coder import prompt
 from coder.chat import architect, checks, usage
 from coder.chat.commit_message import write_commit_message
-from coder.chat.landing import Landing
+from coder.chat.landing import Landing, files_after
 from coder.chat.transcript import append_messages
 from coder.chat.turns import SessionConfig, TurnOutcome
 from coder.edits import editing
@@ -187,7 +187,7 @@ class Session:
                 proposal = self._propose(completion, chosen.base if chosen else None)
             except ReplyError as exc:
                 self._answer(completion, [f"Nothing of this reply was applied: {exc}"])
-                message = feedback.next_request(completion.tool_calls, str(exc))
+                message = feedback.next_request(completion.tool_calls, str(exc), True)
                 self.counts["parse_errors"] += 1
                 cut = isinstance(exc, TruncatedReply)
                 self.terminal.error(
@@ -211,10 +211,12 @@ class Session:
             )
             if not written:
                 return TurnOutcome(failed=True)
+            if kept:
+                self.files = files_after(self.files, result)
             if result.ok:
                 return self._finish(text, applied=True)
             failures = feedback.failure_message(result, kept=kept)
-            message = feedback.next_request(completion.tool_calls, failures)
+            message = feedback.next_request(completion.tool_calls, failures, result.atomic)
             self.counts["apply_failures"] += 1
             self.counts["lazy"] += sum("placeholder" in f.reason for f in result.failures)
             self.terminal.error(failures)

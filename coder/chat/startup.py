@@ -148,13 +148,21 @@ def _preload(config, environ: Mapping[str, str]) -> None:
     )
 
 
+def edit_format(config) -> str:
+    """The edit format of a chat: the one set, else the one its editing model writes best."""
+    from coder.seams.llm.settings import resolve
+    from editformats.registry import format_for
+
+    return config.edit_format or format_for(resolve(config.editor_model or config.model))
+
+
 def _session(
     config, ws: Workspace, repo: Repo | None, terminal: Terminal, files, environ
 ) -> Session:
     from editformats import get_format
 
     try:
-        fmt = get_format(config.edit_format)
+        fmt = get_format(edit_format(config))
     except KeyError as exc:
         raise UsageError(exc.args[0]) from None
     try:
@@ -206,6 +214,7 @@ def _session(
             consistency_prompt=config.consistency_prompt,
             rtc=config.rtc,
             rtc_settings=RtcSettings(config.rtc_samples, config.rtc_threshold),
+            secrets=(config.api_key,) if config.api_key else (),
         ),
         weak_model=weak,
         editor_model=editor,

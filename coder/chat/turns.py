@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from coder.trust.rtc import RtcSettings
 from sandbox import Sandbox
@@ -28,6 +29,13 @@ class SessionConfig:
     """Run the test command on each distinct candidate (when there is one)."""
     sandbox: Sandbox | None = None
     """Where /test and the candidates' tests run; None: plain commands."""
+    secrets: tuple[str, ...] = ()
+    """Secrets coder knows beyond its environment's (an API key from the settings): kept out
+    of sandboxed test runs and redacted from what they print."""
+    test_pristine: tuple[Path, tuple[str, ...], tuple[str, ...]] | None = None
+    """The benchmark's rule for testing candidates: (the pristine exercise's folder, its files,
+    the solution files): each copy is made of those files, from that folder, with only the
+    solution files of a candidate's change written over them."""
     test_ready: bool = False
     """In the sandbox, the test command says when its runner is ready (the benchmark's does:
     see sandbox.READY_VARIABLE), so that a runner that never starts is the harness's failure."""

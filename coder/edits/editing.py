@@ -8,7 +8,7 @@ user named it, not git's own folder, not an existing file the model has not seen
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
@@ -31,7 +31,8 @@ class Proposal:
     def diff(self, context: int = 3) -> str:
         """A unified diff of every change the proposal makes, with context lines around each."""
         old = {p: f.text for p, f in self.originals.items() if f.exists}
-        return unified_diff(old, dict(self.result.files), context)
+        result = self.result
+        return unified_diff(old, dict(result.files), context, result.deleted, result.moved)
 
 
 @dataclass(frozen=True)
@@ -58,20 +59,31 @@ def scope_of(ws: Workspace, repo: Repo | None, named: set[str] | frozenset[str])
     return Scope(frozenset(named), steering, tuple(repo.private_folders()), tree_of(repo.files()))
 
 
-def unified_diff(old: dict[str, str], new: dict[str, str], context: int = 3) -> str:
-    """A unified diff from old to new texts by path; a path missing from old is created."""
+def unified_diff(
+    old: dict[str, str],
+    new: dict[str, str],
+    context: int = 3,
+    deleted: Collection[str] = (),
+    moved: Mapping[str, str] | None = None,
+) -> str:
+    """A unified diff from old to new texts by path; a path missing from old is created, a
+    path of deleted removed, and a file of moved (old path -> new) renamed."""
+    sources = {target: source for source, target in (moved or {}).items()}
     chunks = []
-    for path, text in sorted(new.items()):
-        before = old.get(path, "")
-        chunks.extend(
+    for path in sorted({*new, *deleted} - set(sources.values())):
+        source = sources.get(path, path)
+        names = (f"a/{source}" if source in old else "/dev/null", f"b/{path}")
+        names = names if path in new else (names[0], "/dev/null")
+        lines = list(
             difflib.unified_diff(
-                before.splitlines(keepends=True),
-                text.splitlines(keepends=True),
-                f"a/{path}" if path in old else "/dev/null",
-                f"b/{path}",
+                old.get(source, "").splitlines(keepends=True),
+                new.get(path, "").splitlines(keepends=True),
+                *names,
                 n=context,
             )
         )
+        # A rename that changes nothing, or an empty file removed, still shows its names.
+        chunks.extend(lines or [f"--- {names[0]}\n", f"+++ {names[1]}\n"])
     return "".join(line if line.endswith("\n") else line + "\n" for line in chunks)
 
 
@@ -96,8 +108,10 @@ def propose(
     if base:
         earlier = {p: t for p, t in base.items() if p not in originals or t != originals[p].text}
         result = replace(result, files=earlier | dict(result.files))
-    extra = _check_targets(result, ws, originals, scope)
-    if extra:
+    extra = _check_targets(result, ws, originals, scope) + _check_removals(result, ws, scope)
+    if extra and result.atomic:
+        result = ApplyResult(failures=result.failures + tuple(extra), atomic=True)
+    elif extra:
         refused = {f.path for f in extra}
         result = ApplyResult(
             {p: t for p, t in result.files.items() if p not in refused},
@@ -243,6 +257,39 @@ def _relative(edit: Edit, ws: Workspace) -> Edit:
         return replace(edit, path=ws.relative(path))
     except PathError:
         return edit
+
+
+def _check_removals(result: ApplyResult, ws: Workspace, scope: Scope) -> list[Failure]:
+    """Failures for files a reply deletes or moves away that may not be: the guard's paths,
+    files that steer coder or git unless named, symlinks, and files that do not exist."""
+    failures = []
+    by_path = {a.path: a.edit for a in result.applied}
+    for path in result.deleted:
+        refused = _removal_refused(path, ws, scope)
+        if refused:
+            why, kind = refused
+            edit = by_path.get(path) or Edit(path, "", "")
+            reason = f"Block {edit.index} was refused: {why}."
+            failures.append(Failure(edit, reason, path=path, kind=kind))
+    return failures
+
+
+def _removal_refused(path: str, ws: Workspace, scope: Scope) -> tuple[str, str] | None:
+    """Why a file may not be removed, and the Failure kind; None when it may."""
+    try:
+        real = ws.real(path)
+    except PathError as exc:
+        return f"{exc}", ""
+    if _private(ws, path, scope):
+        return f"{path} is in git's own folder", ""
+    steers = _steers(path, scope) if path not in scope.named else None
+    if steers:
+        return f"{path}, which {steers}, may not be removed unless the user names it", "steering"
+    if real != path:
+        return f"{path} is a symlink or lies behind one: remove or rename it yourself", ""
+    if not ws.read(path).exists:
+        return f"{path} does not exist", ""
+    return None
 
 
 def _check_targets(

@@ -58,10 +58,10 @@ def save(proposal: Proposal, ws: Workspace, repo: Repo | None, message: str) -> 
     """Write the proposal's files and, with a repo, commit them after the user's own changes to
     them (see write and commit). The commits made, oldest first (the edit's last)."""
     with _locked(repo), uninterrupted():
-        saved = _write(proposal, ws, repo, list(proposal.result.files))
+        saved = _write(proposal, ws, repo, list(proposal.result.changed))
         if repo is not None:
             head = repo.head()
-            sha = _commit(repo, ws, sorted(proposal.result.files), message)
+            sha = _commit(repo, ws, list(proposal.result.changed), message)
             if sha and sha != head:
                 saved.commits.append(sha)
     return saved
@@ -70,14 +70,15 @@ def save(proposal: Proposal, ws: Workspace, repo: Repo | None, message: str) -> 
 def _write(
     proposal: Proposal, ws: Workspace, repo: Repo | None, save_user: Collection[str]
 ) -> Saved:
-    changed = proposal.result.files
-    if not changed:
+    changed, removed = proposal.result.files, proposal.result.deleted
+    if not changed and not removed:
         return Saved()
     saved = Saved()
     if repo is not None:
-        ws.verify({p: proposal.originals[p] for p in changed if p in proposal.originals})
+        touched = proposal.result.changed
+        ws.verify({p: proposal.originals[p] for p in touched if p in proposal.originals})
         ws.encode_all(changed, proposal.originals)  # fail before anything is committed
-        existing = sorted({ws.real(p) for p in changed if ws.read(p).exists})
+        existing = sorted({ws.real(p) for p in touched if ws.read(p).exists})
         kept_out = repo.uncommittable(existing)
         if kept_out:
             saved = Saved(backups=ws.back_up(sorted(kept_out), repo.backups()))
@@ -88,7 +89,7 @@ def _write(
                 )
             except GitError as exc:
                 raise GitError(f"{exc}. Nothing was written") from None
-    ws.write_all(changed, proposal.originals)
+    ws.write_all(changed, proposal.originals, removed)
     return saved
 
 
@@ -130,8 +131,10 @@ def save_user_changes(repo: Repo, paths: list[str]) -> list[str]:
 
 
 def not_committed(repo: Repo, ws: Workspace, paths: list[str]) -> dict[str, str]:
-    """Those of the files at paths (through symlinks) that git did not commit, with why."""
-    return repo.uncommitted(sorted({ws.real(p) for p in paths}))
+    """Those of the files at paths (through symlinks) that git did not commit, with why (a
+    file removed counts only when its removal is not committed)."""
+    left = repo.uncommitted(sorted({ws.real(p) for p in paths}))
+    return {p: why for p, why in left.items() if why == "changed" or ws.read(p).exists}
 
 
 @contextlib.contextmanager
@@ -182,4 +185,4 @@ def backed_up(path: str, copy: Path, root: Path) -> str:
 
 def commit_message(result: ApplyResult) -> str:
     """A deterministic one-line message naming the changed files."""
-    return f"coder: edit {listed(sorted(result.files))}"
+    return f"coder: edit {listed(list(result.changed))}"

@@ -10,7 +10,7 @@ import contextlib
 import os
 import secrets
 import stat
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -118,30 +118,42 @@ class Workspace:
         text, encoding = decode(data)
         return FileText(name, text, encoding, True)
 
-    def write_all(self, contents: Mapping[str, str], originals: Mapping[str, FileText]) -> None:
-        """Write every file or none: encode all, check that none changed on disk since it was
-        read into originals, then replace each atomically, undoing them all on failure.
+    def write_all(
+        self,
+        contents: Mapping[str, str],
+        originals: Mapping[str, FileText],
+        removed: Collection[str] = (),
+    ) -> None:
+        """Write every file and remove every file of removed, or do none of it: encode all,
+        check that none changed on disk since it was read into originals, then replace each
+        atomically, undoing them all on failure.
 
         WriteError when a file changed meanwhile, two names lead to one file, or the system
         refuses a write (the files are then as they were).
         """
-        planned, targets = self.encode_all(contents, originals)
-        self.verify({rel: originals[rel] for rel in contents if rel in originals})
-        replaced: list[tuple[Path, bytes | None]] = []
+        encoded, targets = self.encode_all(contents, originals)
+        planned = [*encoded, *self._removals(removed, targets)]
+        self.verify({rel: originals[rel] for rel in [*contents, *removed] if rel in originals})
+        replaced: list[tuple[Path, bytes | None, Path | None]] = []
         made: list[Path] = []
         current = ""
         try:
             for target, data in planned:
                 current = targets[target]
+                if data is None:
+                    replaced.append((target, None, _park(target)))
+                    continue
                 before = target.read_bytes() if target.exists() else None
                 _make_folders(target.parent, made)
                 _replace(target, data)
-                replaced.append((target, before))
+                replaced.append((target, before, None))
         except BaseException as exc:
-            for target, before in reversed(replaced):
+            for target, before, parked in reversed(replaced):
                 # Best effort, so that one file that cannot be put back does not stop the others.
                 with contextlib.suppress(OSError):
-                    if before is None:
+                    if parked is not None:
+                        os.replace(parked, target)
+                    elif before is None:
                         target.unlink()
                     else:
                         _replace(target, before)
@@ -153,6 +165,25 @@ class Workspace:
                     f"cannot write {current}: {exc.strerror or exc}; nothing was changed"
                 ) from None
             raise
+        for _, _, parked in replaced:
+            if parked is not None:
+                with contextlib.suppress(OSError):
+                    parked.unlink()
+
+    def _removals(
+        self, removed: Collection[str], targets: dict[Path, str]
+    ) -> list[tuple[Path, bytes | None]]:
+        """The files to remove, as (target, None), added to targets; PathError or WriteError
+        (a name leading to a file also written) before anything is written."""
+        planned: list[tuple[Path, bytes | None]] = []
+        for rel in removed:
+            target = self.check(rel)
+            if target in targets:
+                other = targets[target]
+                raise WriteError(f"{rel} and {other} are the same file: nothing was written")
+            targets[target] = rel
+            planned.append((target, None))
+        return planned
 
     def encode_all(
         self, contents: Mapping[str, str], originals: Mapping[str, FileText]
@@ -278,6 +309,13 @@ def _make_folders(folder: Path, made: list[Path]) -> None:
     for path in [p for p in (folder, *folder.parents) if not p.exists()][::-1]:
         path.mkdir()
         made.append(path)
+
+
+def _park(target: Path) -> Path:
+    """Move a file to be removed aside, beside it, so that it can be put back."""
+    parked = target.with_name(f".coder-{secrets.token_hex(6)}.removed")
+    os.replace(target, parked)
+    return parked
 
 
 def _replace(target: Path, data: bytes) -> None:

@@ -1,2 +1,2 @@
 """Reading edits out of a reply: search/replace blocks, code fences and file names, function
-calls."""
+calls, V4A patches."""

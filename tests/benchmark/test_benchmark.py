@@ -35,8 +35,9 @@ def test_the_oracle_passes_every_exercise_at_the_first_try(tmp_path: Path, fmt: 
 
 
 @needs_exercises
-def test_an_oracle_right_only_at_the_second_try(tmp_path: Path) -> None:
-    summary = run(tmp_path, "--model", "oracle-retry", "--edit-format", "diff", "--threads", "4")
+@pytest.mark.parametrize("fmt", ["diff", "patch"])
+def test_an_oracle_right_only_at_the_second_try(tmp_path: Path, fmt: str) -> None:
+    summary = run(tmp_path, "--model", "oracle-retry", "--edit-format", fmt, "--threads", "4")
     assert summary["completed"] == 140
     assert summary["pass_rate_1"] == 0.0
     assert summary["pass_rate_2"] == 100.0

@@ -2,8 +2,10 @@
 
 The files in before/ are the chat files; an optional tree.txt lists the repository's other
 files, one per line. A case with after/ must apply and leave exactly the files of after/
-(files of before/ missing from after/ are unchanged); a case with error.txt must fail, with a
-message containing each non-empty line of error.txt.
+(files of before/ missing from after/ are unchanged, unless the reply deletes or moves them:
+deleted.txt lists those, one per line; a case without it may delete only files that after/
+lacks); a case with error.txt must fail, with a message containing each non-empty line of
+error.txt, and a format whose edits apply all or none must then change nothing.
 """
 
 from __future__ import annotations
@@ -51,10 +53,17 @@ def test_case(case: Path) -> None:
         for expected in error_file.read_text().splitlines():
             if expected.strip():
                 assert expected.strip() in message
+        if result is not None and result.atomic:
+            assert not result.files and not result.deleted and not result.applied
         return
     assert result is not None and result.ok, message
-    after = {**before, **result.files}
-    assert after == {**before, **_read_tree(case / "after")}
+    expected = _read_tree(case / "after")
+    listed = case / "deleted.txt"
+    if listed.exists():
+        assert sorted(result.deleted) == sorted(listed.read_text().split())
+    assert not set(result.deleted) & set(expected)
+    kept = {p: t for p, t in before.items() if p not in result.deleted}
+    assert {**kept, **result.files} == {**kept, **expected}
 
 
 def test_every_format_has_cases() -> None:

@@ -128,7 +128,111 @@ def test_a_unique_run_of_lines_is_replaced_exactly(lines: list[str], data) -> No
     assert result.files.get("a.py", text) == expected
 
 
-def test_registry_lists_the_five_formats_and_their_other_names() -> None:
-    assert set(FORMATS) == {"whole", "diff", "udiff", "whole-func", "diff-func"}
+def test_registry_lists_the_seven_formats_and_their_other_names() -> None:
+    assert set(FORMATS) == {
+        "whole",
+        "diff",
+        "udiff",
+        "whole-func",
+        "diff-func",
+        "patch",
+        "patch-func",
+    }
     for alias in ("diff-fenced", "editor-diff", "editor-diff-fenced"):
         assert get_format(alias) is get_format("diff")
+
+
+PATCH_PIECES = [
+    "*** Begin Patch",
+    "*** End Patch",
+    " *** End Patch ",
+    "*** Add File: a.py",
+    "*** Add File: new/c.py",
+    "*** Delete File: a.py",
+    "*** Delete File: src/b.py",
+    "*** Update File: a.py",
+    "*** Update File: src/b.py",
+    "*** Update File: ../x.py",
+    "*** Update File: /abs.py",
+    "*** Move to: moved.py",
+    "*** Move to: .git/config",
+    "*** Move to: src/b.py",
+    "*** End of File",
+    "@@",
+    "@@ def f():",
+    "@@ -1,2 +1,2 @@",
+    " x = 1",
+    "-x = 1",
+    "+x = 2",
+    " y = 2",
+    "-    return 1",
+    "+    return 2",
+    "",
+    "   ",
+    "+",
+    "-",
+    " ",
+    "<<'EOF'",
+    "EOF",
+    "```",
+    "prose",
+    "é中🎉",
+]
+patch_replies = st.one_of(
+    st.text(max_size=300),
+    st.lists(st.sampled_from(PATCH_PIECES), max_size=40).map("\n".join),
+)
+
+
+def _check_patch(fmt_name: str, reply: Reply, files: dict[str, str], tree: paths.Tree) -> None:
+    fmt = get_format(fmt_name)
+    try:
+        edits = fmt.parse(reply)
+    except ReplyError:
+        return
+    result = fmt.apply(edits, files, tree=tree)
+    written = [*result.files, *result.deleted, *result.moved.values()]
+    for path in written:
+        assert paths.refusal(path) is None, path
+    assert set(result.deleted) <= set(files)
+    assert not set(result.deleted) & set(result.files)
+    if result.failures:
+        assert not result.files and not result.deleted and not result.applied
+    else:
+        assert len(result.applied) == len(edits)
+
+
+@settings(max_examples=300, deadline=None)
+@given(reply=patch_replies, files=file_texts, others=st.sets(st.sampled_from(["d.py", "src"])))
+def test_patch_never_crashes_and_never_leaves_the_root(reply: str, files, others) -> None:
+    tree = paths.tree_of([*files, *others])
+    _check_patch("patch", Reply(reply), files, tree)
+    _check_patch("patch-func", Reply(json.dumps({"input": reply})), files, tree)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lines=st.lists(st.sampled_from(["a", "b", "c = 1", "", "  d", "e e"]), min_size=1, max_size=25),
+    data=st.data(),
+)
+def test_a_patch_chunk_changes_its_own_place_or_nothing(lines: list[str], data) -> None:
+    start = data.draw(st.integers(0, len(lines)))
+    end = data.draw(st.integers(start, len(lines)))
+    context = data.draw(st.integers(0, 3))
+    above, below = lines[max(0, start - context) : start], lines[end : end + context]
+    if not above and not below and start == end:
+        return  # a chunk of only added lines: it goes at the end
+    new = data.draw(st.lists(st.sampled_from(["NEW", "", "  x"]), max_size=4))
+    spaced = data.draw(st.booleans())
+    kept = [" " + line + ("  " if spaced and line else "") for line in above + below]
+    chunk = kept[: len(above)] + ["-" + line for line in lines[start:end]]
+    chunk += ["+" + line for line in new] + kept[len(above) :]
+    reply = "*** Begin Patch\n*** Update File: a.txt\n@@\n" + "\n".join(chunk) + "\n*** End Patch\n"
+    text = "".join(line + "\n" for line in lines)
+    fmt = get_format("patch")
+    result = fmt.apply(fmt.parse(Reply(reply)), {"a.txt": text})
+    if result.failures:
+        assert result.failures[0].kind == "ambiguous", result.failures[0].reason
+        return
+    expected = "".join(line + "\n" for line in lines[:start] + new + lines[end:])
+    assert result.files.get("a.txt", text) == expected

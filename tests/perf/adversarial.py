@@ -112,7 +112,62 @@ def shapes() -> list[tuple[str, str, str, dict[str, str]]]:
         ]
     )
     cases.append(("8,000 tool calls", "whole-func", calls, SMALL_FILE))
-    return cases
+    return cases + patch_shapes()
+
+
+def _patch(body: str) -> str:
+    return f"*** Begin Patch\n{body}*** End Patch\n"
+
+
+def patch_shapes() -> list[tuple[str, str, str, dict[str, str]]]:
+    """The adversarial shapes of the V4A patch format."""
+    fine = _patch("*** Update File: a.py\n@@\n-x = 1\n+x = 3\n")
+    word = "a" * MB
+    blank = {"blank.py": "\n" * 20_000}
+    sections = "".join(
+        f"*** Update File: big.py\n@@\n-    return x + {n}\n+    return x - {n}\n"
+        for n in range(0, 10_000, 10)
+    )
+    anchors = "".join(f"@@ def f{n}(x):\n" for n in range(0, 10_000, 1)) + "-    return x + 9999\n"
+    failing = "".join(f"*** Update File: f{n}.py\n@@\n-nowhere {n}\n+x\n" for n in range(1_000))
+    many_files = {f"f{n}.py": "".join(f"line {k}\n" for k in range(200)) for n in range(1_000)}
+    return [
+        ("one 1 MB word in prose", "patch", f"{word}\n{fine}", SMALL_FILE),
+        (
+            "a 1 MB line in a chunk",
+            "patch",
+            _patch(f"*** Update File: a.py\n@@\n-{word}\n"),
+            SMALL_FILE,
+        ),
+        ("250,000 bare fences", "patch", "```\n" * (MB // 4), SMALL_FILE),
+        ("125,000 unclosed envelopes", "patch", "*** Begin Patch\n" * 125_000, SMALL_FILE),
+        (
+            "60,000 envelopes (over the cap)",
+            "patch",
+            _patch("*** Delete File: a.py\n") * 60_000,
+            SMALL_FILE,
+        ),
+        ("1,000 sections on a 20,000-line file", "patch", _patch(sections), BIG_FILE),
+        (
+            "10,000 stacked anchors",
+            "patch",
+            _patch(f"*** Update File: big.py\n{anchors}"),
+            BIG_FILE,
+        ),
+        (
+            "5,000 blank lines sought among 20,000",
+            "patch",
+            _patch("*** Update File: blank.py\n@@\n" + " \n" * 5_000 + "+x\n"),
+            blank,
+        ),
+        ("1,000 failing chunks in 1,000 files", "patch", _patch(failing), many_files),
+        (
+            "100,000 empty lines in one chunk",
+            "patch",
+            _patch("*** Update File: a.py\n@@\n x = 1\n" + "\n" * 100_000 + "+y\n"),
+            SMALL_FILE,
+        ),
+    ]
 
 
 def measure(fmt_name: str, reply: str, files: dict[str, str]) -> tuple[float, float, str, int]:

@@ -38,6 +38,20 @@ def _model(chat: Chat, args: str) -> None:
         return
     chat.session.model = chat.make_model(args)
     chat.terminal.say(f"The model is now {chat.session.model.name}.")
+    if chat.config.edit_format is None and not chat.session.editor_model:
+        _follow_model(chat, args)
+
+
+def _follow_model(chat: Chat, name: str) -> None:
+    """With no edit format chosen, the format the new model writes best."""
+    from coder.seams.llm.settings import resolve
+    from editformats import get_format
+    from editformats.registry import format_for
+
+    fmt = get_format(format_for(resolve(name)))
+    if fmt is not chat.session.fmt:
+        chat.session.fmt = fmt
+        chat.terminal.say(f"The edit format is now {fmt.name}, the one this model writes best.")
 
 
 @command("edit-format", "Switch the edit format: /edit-format diff.")
@@ -53,6 +67,7 @@ def _edit_format(chat: Chat, args: str) -> None:
         chat.session.fmt = get_format(args)
     except KeyError as exc:
         raise UsageError(exc.args[0]) from None
+    chat.config = replace(chat.config, edit_format=chat.session.fmt.name)
     chat.terminal.say(f"The edit format is now {chat.session.fmt.name}.")
 
 

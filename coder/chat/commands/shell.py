@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 from coder.chat.commands.registry import Chat, command
 from coder.errors import UsageError
 from coder.repomap import CACHE_FILES
-from coder.trust.selection import testing
+from coder.trust.selection import exposure, testing
+from sandbox import secret_values
 
 
 @command("run", "Run a shell command (also !command) and offer its output to the chat.")
@@ -39,7 +41,13 @@ def _contained(chat: Chat, cmd: str) -> tuple[int, str]:
     session = chat.session
     files = session.repo.files() if session.repo else testing.tree_files(session.ws.root)
     files = [f for f in files if f not in CACHE_FILES]  # coder's own cache is not the user's
-    setup = testing.TestSetup(cmd, tuple(files), chat.config.timeout, session.config.sandbox)
+    secrets = secret_values(os.environ, session.config.secrets)
+    files, left = exposure.exposable(session.ws.root, files, secrets)
+    for rel, why in sorted(left.items()):
+        chat.terminal.say(f"Not in the sandboxed copy: {rel} ({why}).")
+    setup = testing.TestSetup(
+        cmd, tuple(files), chat.config.timeout, session.config.sandbox, secrets=secrets
+    )
     run = testing.run_in_copy(session.ws.root, setup, {})
     if run.output:
         chat.terminal.say(run.output)

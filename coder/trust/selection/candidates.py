@@ -135,6 +135,8 @@ def _check(
     result = proposal.result
     if result.failures:
         return proposal, f"an edit failed: {_first_line(result.failures[0].reason)}"
+    if result.deleted:
+        return proposal, "deletes or renames a file, which candidates are not compared on"
     changed = [p for p, text in result.files.items() if text != proposal.originals[p].text]
     if not changed:
         return proposal, "changes nothing"

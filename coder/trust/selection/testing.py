@@ -43,6 +43,15 @@ class TestSetup:
     """Where the tests run; None: a plain subprocess with the user's environment."""
     ready: bool = False
     """In the sandbox, the command says when its runner is ready (sandbox.READY_VARIABLE)."""
+    secrets: tuple[str, ...] = ()
+    """Values redacted from what the command prints (the environment's are always)."""
+    pristine: Path | None = None
+    """Copy the files but the writable ones from this folder instead of the repository (the
+    benchmark's pristine exercise), and write only the changes to writable files: nothing
+    else a candidate wrote (a pytest.py, a conftest.py) reaches its tests."""
+    writable: tuple[str, ...] = ()
+    """With pristine, the files copied from the repository and that a change may write (the
+    solution's)."""
 
 
 @dataclass(frozen=True)
@@ -82,11 +91,15 @@ def run_in_copy(
     """Copy the files from root to a temporary folder, write changes over them (None: remove
     the file), run the test command there (in the sandbox, when there is one) until it ends
     or cancel is set."""
+    if tests.pristine is not None:
+        changes = {p: t for p, t in changes.items() if p in tests.writable}
     with tempfile.TemporaryDirectory(prefix="coder-tests-") as scratch:
         copy = Path(scratch) / "repo"
         copy.mkdir()
         for rel in tests.files:
-            source = root / rel
+            # The solution files as the work folder has them; the rest as the exercise has.
+            pristine = tests.pristine is not None and rel not in tests.writable
+            source = (tests.pristine if pristine else root) / rel
             if source.is_file() and not source.is_symlink():
                 (copy / rel).parent.mkdir(parents=True, exist_ok=True)
                 _clone(source, copy / rel)
@@ -98,7 +111,7 @@ def run_in_copy(
                 (copy / rel).write_text(text, encoding="utf-8", newline="")
         if tests.sandbox is not None:
             return _contained(copy, tests, cancel)
-        return _run(copy, Path(scratch) / REPORT, tests.cmd, tests.timeout, cancel)
+        return _run(copy, Path(scratch) / REPORT, tests, cancel)
 
 
 def _clone(source: Path, target: Path) -> None:
@@ -126,7 +139,7 @@ def _contained(folder: Path, tests: TestSetup, cancel) -> TestRun:
     assert sandbox is not None
     command = ["/bin/sh", "-c", tests.cmd]
     outcome = sandbox.run(command, folder, limits, env, cancel, ready=tests.ready)
-    secrets = secret_values(os.environ)
+    secrets = secret_values(os.environ, tests.secrets)
     if outcome.not_started is not None and outcome.exceeded != "cancelled":
         reason = redact(outcome.not_started, secrets)
         raise SandboxFailure(f"the {sandbox.kind} sandbox could not run `{tests.cmd}`: {reason}")
@@ -137,10 +150,11 @@ def _contained(folder: Path, tests: TestSetup, cancel) -> TestRun:
     return TestRun(status, read_junit(folder / REPORT), output.strip())
 
 
-def _run(folder: Path, report: Path, cmd: str, timeout: float, cancel) -> TestRun:
+def _run(folder: Path, report: Path, tests: TestSetup, cancel) -> TestRun:
     # The tests see the user's environment, as /test does, plus one pytest option.
     env = dict(os.environ)
     env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')} --junitxml={report}".strip()
+    cmd, timeout = tests.cmd, tests.timeout
     proc = subprocess.Popen(
         cmd,
         shell=True,
@@ -173,7 +187,8 @@ def _run(folder: Path, report: Path, cmd: str, timeout: float, cancel) -> TestRu
         proc.wait()
         raise
     output = printed[:MAX_OUTPUT].decode(errors="replace")
-    return TestRun(status, read_junit(report), redact(output, secret_values(os.environ)).strip())
+    output = redact(output, secret_values(os.environ, tests.secrets))
+    return TestRun(status, read_junit(report), output.strip())
 
 
 def _kill_session(proc: subprocess.Popen) -> None:

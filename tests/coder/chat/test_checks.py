@@ -130,3 +130,18 @@ def test_ctrl_c_during_a_check_ends_everything_it_started(tmp_path: Path) -> Non
         checks.run(cmd, tmp_path, timeout=60)
     time.sleep(4)
     assert not marker.exists()  # the background child was killed with the command
+
+
+def test_the_lint_command_is_not_given_a_file_the_edit_deleted(tmp_path: Path) -> None:
+    root = make_repo(tmp_path, {"hello.py": HELLO, "old.py": "OLD = 1\n"})
+    every_file_exists = "import sys, os; sys.exit(not all(map(os.path.exists, sys.argv[1:])))"
+    lint = f'{sys.executable} -c "{every_file_exists}"'
+    patch = (
+        "*** Begin Patch\n*** Delete File: old.py\n*** Update File: hello.py\n@@\n"
+        '-    return "hello"\n+    return "hi"\n*** End Patch\n'
+    )
+    chat = session(root, [patch], fmt="patch", lint_cmd=lint)
+    chat.files.append("old.py")
+    outcome = chat.turn("say hi, drop old.py")
+    assert not outcome.unresolved and outcome.changed == ("hello.py", "old.py")
+    assert len(chat.model.requests) == 1 and chat.files == ["hello.py"]

@@ -65,3 +65,43 @@ def test_a_setting_that_may_be_none_takes_null_and_an_empty_variable(tmp_path: P
     assert load(None, tmp_path, {}, {}).context_window is None
     with pytest.raises(UsageError, match="CODER_CONTEXT_WINDOW must be a whole number, not 'many'"):
         load(None, tmp_path, {"CODER_CONTEXT_WINDOW": "many"}, {})
+
+
+@pytest.mark.parametrize(
+    ("model", "editor", "chosen", "fmt"),
+    [
+        ("gpt-4.1", None, None, "patch"),
+        ("gpt5", None, None, "patch"),  # an alias, resolved first
+        ("4o", None, None, "diff"),
+        ("sonnet", "o3", None, "patch"),  # the editor model writes the edits
+        ("gpt-4.1", None, "whole", "whole"),
+    ],
+)
+def test_the_edit_format_follows_the_model_unless_one_is_chosen(
+    model: str, editor: str | None, chosen: str | None, fmt: str
+) -> None:
+    from coder.chat.startup import edit_format
+
+    assert edit_format(Config(model=model, editor_model=editor, edit_format=chosen)) == fmt
+
+
+def test_model_switches_the_format_until_one_is_chosen(tmp_path: Path) -> None:
+    import io
+
+    from coder.chat import commands
+    from coder.chat.session import Session
+    from coder.edits.workspace import Workspace
+    from coder.seams.model import ScriptedModel
+    from coder.terminal import Terminal
+    from editformats import get_format
+
+    out = io.StringIO()
+    terminal = Terminal(out=out, err=out)
+    session = Session(ScriptedModel([]), get_format("diff"), Workspace(tmp_path), None, terminal)
+    chat = commands.Chat(session, terminal, Config(), lambda n: ScriptedModel([], name=n))
+    commands.dispatch(chat, "/model gpt-4.1")
+    assert session.fmt.name == "patch"
+    assert "The edit format is now patch, the one this model writes best." in out.getvalue()
+    commands.dispatch(chat, "/edit-format udiff")
+    commands.dispatch(chat, "/model gpt-4o")
+    assert session.fmt.name == "udiff"

@@ -254,3 +254,57 @@ def test_write_all_never_writes_outside_the_repository(names: list[str]) -> None
         assert files(outside) == {"link.txt": b"secret\n"}
         assert sorted(p.name for p in Path(temp).iterdir()) == ["outside", "repo"]
         assert not (root / ".git").exists()
+
+
+def test_write_all_removes_files_with_the_writes(tmp_path: Path) -> None:
+    (tmp_path / "old.txt").write_text("old\n")
+    (tmp_path / "keep.txt").write_text("keep\n")
+    ws = Workspace(tmp_path)
+    originals = {p: ws.read(p) for p in ("old.txt", "keep.txt")}
+    ws.write_all({"keep.txt": "kept\n", "new/n.txt": "n\n"}, originals, removed=["old.txt"])
+    assert files(tmp_path) == {"keep.txt": b"kept\n", "new/n.txt": b"n\n"}
+
+
+def test_write_all_puts_back_a_removed_file_when_a_later_step_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from coder.edits import workspace
+
+    (tmp_path / "a.sh").write_bytes(b"#!/bin/sh\r\necho a\r\n")
+    (tmp_path / "a.sh").chmod(0o755)
+    (tmp_path / "b.txt").write_text("b\n")
+    ws = Workspace(tmp_path)
+    originals = {p: ws.read(p) for p in ("a.sh", "b.txt")}
+    park = workspace._park
+    parked: list[Path] = []
+
+    def park_then_fail(target: Path) -> Path:
+        """The first removal succeeds, the second is refused by the system."""
+        if parked:
+            raise PermissionError(13, "Permission denied")
+        parked.append(park(target))
+        return parked[-1]
+
+    monkeypatch.setattr(workspace, "_park", park_then_fail)
+    with pytest.raises(WriteError, match="cannot write b.txt: Permission denied"):
+        ws.write_all({"c.txt": "c\n"}, originals, removed=["a.sh", "b.txt"])
+    assert files(tmp_path) == {"a.sh": b"#!/bin/sh\r\necho a\r\n", "b.txt": b"b\n"}
+    assert (tmp_path / "a.sh").stat().st_mode & 0o777 == 0o755
+
+
+def test_write_all_removes_nothing_when_a_file_changed_meanwhile(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    ws = Workspace(tmp_path)
+    originals = {"a.txt": ws.read("a.txt")}
+    (tmp_path / "a.txt").write_text("mine\n")
+    with pytest.raises(WriteError, match="changed on disk"):
+        ws.write_all({}, originals, removed=["a.txt"])
+    assert files(tmp_path) == {"a.txt": b"mine\n"}
+
+
+def test_write_all_refuses_to_write_and_remove_one_file(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    ws = Workspace(tmp_path)
+    with pytest.raises(WriteError, match="same file"):
+        ws.write_all({"a.txt": "b\n"}, {"a.txt": ws.read("a.txt")}, removed=["a.txt"])
+    assert files(tmp_path) == {"a.txt": b"a\n"}

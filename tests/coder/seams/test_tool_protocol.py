@@ -151,7 +151,7 @@ def test_a_broken_reply_is_answered_then_fixed_in_text_formats(root: Path, route
 def test_examples_in_function_formats_are_real_calls_with_answers() -> None:
     from coder import prompt
 
-    for fmt in ("whole-func", "diff-func"):
+    for fmt in ("whole-func", "diff-func", "patch-func"):
         messages = prompt.build(get_format(fmt), {"a.py": "x\n"}, {}, [], "go")
         body = {
             "model": "m",
@@ -210,7 +210,7 @@ def test_a_request_breaking_the_rules_is_an_error_with_the_apis_reason(route: st
 
 
 @pytest.mark.skipif(not PRACTICE.is_dir(), reason=f"{PRACTICE} is not there")
-@pytest.mark.parametrize("fmt", ["diff-func", "whole-func"])
+@pytest.mark.parametrize("fmt", ["diff-func", "whole-func", "patch-func"])
 def test_the_benchmark_retry_against_the_rules(tmp_path: Path, fmt: str) -> None:
     """The wrong-then-right oracle, served over HTTP: 0% after try 1, 100% after try 2."""
     exercises = discover(PRACTICE, limit=3)

@@ -1,0 +1,90 @@
+"""The chat's sandboxed tests never hold a secret: the real `coder` command running /test in the
+sandbox, on a repository with a `.env`, coder's own files and a key written into a file, with
+the key given on the command line."""
+
+from __future__ import annotations
+
+import base64
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ..gitrepo import make_repo
+
+CANARY = "sk-canary-0d1e2f3a4b5c6d7e"
+LOOK = (
+    "cat .env config.txt .coder.chat.history.md .coder.conf.yml 2>/dev/null;"
+    " for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < $f 2>/dev/null; echo; done;"
+    " ls -a; base64 config.txt 2>/dev/null; exit 1"
+)
+"""A test command that prints everything it can find of the repository and of the processes
+around it, plain and encoded."""
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    make_repo(folder, {"a.py": "A = 1\n", "config.txt": f"key = {CANARY}\n"})
+    (folder / ".env").write_text(f"OPENAI_API_KEY={CANARY}\n")  # untracked, not ignored
+    (folder / ".coder.conf.yml").write_text("map-tokens: 0\n")
+    (folder / ".coder.chat.history.md").write_text(f"# an old chat about {CANARY}\n")
+    return folder
+
+
+@pytest.mark.parametrize("kind", ["bwrap", "rlimit"])
+def test_no_secret_enters_the_sandboxed_copy(repo: Path, kind: str) -> None:
+    from sandbox import SandboxError, get_sandbox
+
+    try:
+        get_sandbox(kind)
+    except SandboxError as exc:
+        pytest.skip(str(exc))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CODER_", "GIT_"))}
+    env = {k: v for k, v in env.items() if not k.endswith("_API_KEY")}
+    env |= {"HOME": str(repo.parent), "NO_COLOR": "1"}
+    command = [sys.executable, "-m", "coder.cli", "--no-gitignore", "--model", "openai/x"]
+    command += ["--api-base", "http://127.0.0.1:9/v1", "--api-key", CANARY, "--sandbox", kind]
+    done = subprocess.run(
+        [*command, "a.py"],
+        cwd=repo,
+        env=env,
+        input=f"/test {LOOK}\n/exit\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    out = done.stdout + done.stderr
+    assert "in a sandboxed copy of the files" in out, out
+    encoded = base64.b64encode(f"key = {CANARY}\n".encode()).decode()
+    assert CANARY not in out and encoded[:20] not in out, out
+    assert "Not in the sandboxed copy: .env (a file made to hold secrets)." in out
+    assert "Not in the sandboxed copy: config.txt (it holds a key or token of yours)." in out
+    assert "Not in the sandboxed copy: .coder.chat.history.md (coder's own file)." in out
+
+
+def test_the_api_key_never_stays_on_coders_command_line(repo: Path) -> None:
+    probe = (
+        "import glob;"
+        "[print('CMDLINE', open(f, 'rb').read().replace(bytes(1), b' ').decode())"
+        " for f in glob.glob('/proc/[0-9]*/cmdline') if b'coder.cli' in open(f, 'rb').read()]"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CODER_", "GIT_"))}
+    env |= {"HOME": str(repo.parent), "NO_COLOR": "1"}
+    command = [sys.executable, "-m", "coder.cli", "--no-gitignore", "--model", "openai/x"]
+    command += ["--api-base", "http://127.0.0.1:9/v1", f"--api-k={CANARY}"]
+    done = subprocess.run(
+        [*command, "a.py"],
+        cwd=repo,
+        env=env,
+        input=f'!{sys.executable} -c "{probe}"\n/exit\n',
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    seen = [line for line in (done.stdout + done.stderr).splitlines() if "CMDLINE" in line]
+    assert any("-m coder.cli" in line for line in seen), done.stdout + done.stderr
+    assert not any(CANARY in line for line in seen), seen

@@ -1,0 +1,2 @@
+  value = 1
+value = 1

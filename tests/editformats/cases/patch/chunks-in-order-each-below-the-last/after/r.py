@@ -1,0 +1,8 @@
+def a():
+    return None
+
+def b():
+    return 'b'
+
+def c():
+    return 'c'

@@ -1,0 +1,5 @@
+def f():
+    pass
+
+def g():
+    pass

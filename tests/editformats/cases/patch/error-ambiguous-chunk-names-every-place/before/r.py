@@ -1,0 +1,8 @@
+def a():
+    return None
+
+def b():
+    return None
+
+def c():
+    return None

@@ -1,0 +1,4 @@
+for i in range(3):
+	if i:
+		print(i * 2)
+	done(i)

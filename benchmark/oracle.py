@@ -17,17 +17,19 @@ from exercism import get_language
 
 
 def reply_for(
-    fmt: str, current: Mapping[str, str], wanted: Mapping[str, str], fence: str = "python"
+    fmt: str, current: Mapping[str, str | None], wanted: Mapping[str, str], fence: str = "python"
 ) -> Completion:
     """A reply in format fmt that turns each current file text into the wanted one (a file
-    whose current text is empty is made), its code blocks tagged with fence."""
+    current lacks or maps to None is made), its code blocks tagged with fence."""
+    current = {p: current.get(p) for p in wanted}
+    made = {p for p, t in current.items() if t is None}
     if fmt == "whole-func":
         files = [{"path": p, "content": t} for p, t in wanted.items()]
         args = json.dumps({"explanation": "The solution.", "files": files})
         return Completion(tool_calls=(ToolCall("write_file", args),))
     if fmt == "diff-func":
         edits = [
-            {"path": p, "original_lines": current.get(p, ""), "updated_lines": t}
+            {"path": p, "original_lines": current[p] or "", "updated_lines": t}
             for p, t in wanted.items()
         ]
         args = json.dumps({"explanation": "The solution.", "edits": edits})
@@ -36,13 +38,13 @@ def reply_for(
         return _patch_reply(fmt, current, wanted)
     parts = ["Here is the solution.\n"]
     for path, text in wanted.items():
-        old = current.get(path, "")
+        old = current[path] or ""
         if fmt in ("whole", "editor-whole"):
             parts.append(f"{path}\n````{fence}\n{_ends(text)}````\n")
         elif fmt == "udiff":
             minus = "".join(f"-{line}\n" for line in old.splitlines())
             plus = "".join(f"+{line}\n" for line in text.splitlines())
-            source = path if old else "/dev/null"
+            source = "/dev/null" if path in made else path
             parts.append(f"```diff\n--- {source}\n+++ {path}\n@@ ... @@\n{minus}{plus}```\n")
         else:
             search = _ends(old) if old else ""
@@ -52,13 +54,19 @@ def reply_for(
     return Completion(text="\n".join(parts))
 
 
-def _patch_reply(fmt: str, current: Mapping[str, str], wanted: Mapping[str, str]) -> Completion:
+def _patch_reply(
+    fmt: str, current: Mapping[str, str | None], wanted: Mapping[str, str]
+) -> Completion:
     """A V4A patch replacing each file whole: one chunk, its old lines pinned to the file's end
-    (so that they match in one place only), or only added lines for an empty file."""
+    (so that they match in one place only), or only added lines for an empty file; a file
+    current does not have (None) is added."""
     sections = []
     for path, text in wanted.items():
-        old = "".join(f"-{line}\n" for line in current[path].splitlines())
         new = "".join(f"+{line}\n" for line in text.splitlines())
+        if current[path] is None:
+            sections.append(f"*** Add File: {path}\n{new}")
+            continue
+        old = "".join(f"-{line}\n" for line in current[path].splitlines())
         end = "*** End of File\n" if old else ""
         sections.append(f"*** Update File: {path}\n@@\n{old}{new}{end}")
     patch = f"*** Begin Patch\n{''.join(sections)}*** End Patch\n"
@@ -81,13 +89,13 @@ def _shown(request: Request, path: str) -> str | None:
     return None
 
 
-def _reader(workdir: Path) -> Callable[[str], str]:
+def _reader(workdir: Path) -> Callable[[str], str | None]:
     """Reads a file of the work folder; a file not there yet (a helper class the reference
-    solution adds) reads as empty."""
+    solution adds) reads as None."""
 
-    def read(path: str) -> str:
+    def read(path: str) -> str | None:
         file = workdir / path
-        return file.read_text() if file.is_file() else ""
+        return file.read_text() if file.is_file() else None
 
     return read
 
@@ -110,7 +118,7 @@ class OracleModel:
     def __init__(
         self,
         fmt: str,
-        read: Callable[[str], str],
+        read: Callable[[str], str | None],
         solution: Mapping[str, str],
         wrong_first: bool = False,
         name: str = "oracle",

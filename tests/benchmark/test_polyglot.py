@@ -149,7 +149,7 @@ def test_the_oracle_writes_every_reference_solution(tmp_path: Path, fmt: str) ->
         for n, exercise in enumerate(discover(folder, language=name)):
             workdir = copy_to(exercise, tmp_path / f"{name}-{n}" / exercise.name)
             reference = exercise.example_solution()
-            read = lambda p, w=workdir: (w / p).read_text() if (w / p).is_file() else ""  # noqa: E731
+            read = lambda p, w=workdir: (w / p).read_text() if (w / p).is_file() else None  # noqa: E731
             model = OracleModel(fmt, read, reference, language=name)
             session = _session(exercise, model, RunSettings(fmt), workdir)
             session.turn(INSTRUCTIONS.format(instructions="", files="", library=""))

@@ -5,6 +5,7 @@ registries prepared (--prepare, or on first use, saying what and where)."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from coder.errors import UsageError
 from exercism import LANGUAGES, Exercise, discover, get_language, layout
-from exercism.prepare import is_prepared, prepare
+from exercism.prepare import default_cache, is_prepared, prepare
 from exercism.toolchain import ToolchainMissing, check
 
 
@@ -117,3 +118,29 @@ def prepare_for(args: argparse.Namespace, folders: dict[str, Path], asked: bool 
 
 def _say(text: str) -> None:
     print(f"benchmark: {text}", file=sys.stderr, flush=True)
+
+
+def main(argv: Sequence[str]) -> int:
+    """`python -m benchmark.polyglot EXERCISES_DIR LANGUAGES`: `benchmark --prepare` with the
+    standard library alone (none of the project's dependencies are imported), so that it can
+    run while they install (CI does). The exit statuses are benchmark's."""
+    if len(argv) != 2:
+        print("usage: python -m benchmark.polyglot EXERCISES_DIR LANGUAGES", file=sys.stderr)
+        return 2
+    try:
+        folders = chosen(Path(argv[0]), argv[1])
+    except UsageError as exc:
+        print(f"benchmark: {exc}", file=sys.stderr)
+        return 2
+    if refused(list(folders)):
+        return 2
+    try:
+        prepared(folders, default_cache(os.environ), asked=True)
+    except OSError as exc:
+        print(f"benchmark: preparing the tests failed: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

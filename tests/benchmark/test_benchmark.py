@@ -9,8 +9,11 @@ import pytest
 
 from benchmark import cli, report
 from benchmark.hashing import RecordingModel, reply_hash, request_hash
+from benchmark.oracle import OracleModel
+from benchmark.runner import INSTRUCTIONS, RunSettings, _session
 from coder.seams.model import Completion, Message, Request, ScriptedModel
 from editformats import FORMATS
+from exercism import copy_to, discover, solution_of
 
 PRACTICE = Path(__file__).resolve().parents[3] / "shared" / "exercism-python" / "practice"
 needs_exercises = pytest.mark.skipif(not PRACTICE.is_dir(), reason=f"{PRACTICE} is not there")
@@ -24,21 +27,48 @@ def run(tmp_path: Path, *args: str) -> dict:
     return json.loads(summary.read_text())
 
 
+SAMPLE = 12
+"""Exercises run through the sandbox in the formats that are not the full run's: that every
+reference solution is written right in every format is proved without running tests (below),
+and the whole set in every format is a benchmark run (README, "The oracle")."""
+
+
 @needs_exercises
 @pytest.mark.parametrize("fmt", list(FORMATS))
 def test_the_oracle_passes_every_exercise_at_the_first_try(tmp_path: Path, fmt: str) -> None:
-    summary = run(tmp_path, "--model", "oracle", "--edit-format", fmt, "--threads", "4")
-    assert summary["selected"] == summary["completed"] == 140
+    count = 140 if fmt == "whole" else SAMPLE
+    more = () if fmt == "whole" else ("--num-tests", str(SAMPLE))
+    summary = run(tmp_path, "--model", "oracle", "--edit-format", fmt, "--threads", "4", *more)
+    assert summary["selected"] == summary["completed"] == count
     assert summary["pass_rate_1"] == 100.0
     assert summary["percent_well_formed"] == 100.0
     assert summary["parse_errors"] == summary["apply_failures"] == 0
 
 
 @needs_exercises
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_the_oracle_writes_every_reference_solution(tmp_path: Path, fmt: str) -> None:
+    for n, exercise in enumerate(discover(PRACTICE)):
+        workdir = copy_to(exercise, tmp_path / str(n) / exercise.name)
+        reference = exercise.example_solution()
+        read = lambda p, w=workdir: (w / p).read_text() if (w / p).is_file() else None  # noqa: E731
+        session = _session(exercise, OracleModel(fmt, read, reference), RunSettings(fmt), workdir)
+        session.turn(INSTRUCTIONS.format(instructions="", files="", library=""))
+        written = solution_of(exercise, workdir)
+        assert {p: written.get(p, "").rstrip("\n") for p in reference} == {
+            p: t.rstrip("\n") for p, t in reference.items()
+        }, exercise.name
+
+
+@needs_exercises
 @pytest.mark.parametrize("fmt", ["diff", "patch"])
 def test_an_oracle_right_only_at_the_second_try(tmp_path: Path, fmt: str) -> None:
-    summary = run(tmp_path, "--model", "oracle-retry", "--edit-format", fmt, "--threads", "4")
-    assert summary["completed"] == 140
+    count = 140 if fmt == "diff" else SAMPLE
+    more = () if fmt == "diff" else ("--num-tests", str(SAMPLE))
+    summary = run(
+        tmp_path, "--model", "oracle-retry", "--edit-format", fmt, "--threads", "4", *more
+    )
+    assert summary["completed"] == count
     assert summary["pass_rate_1"] == 0.0
     assert summary["pass_rate_2"] == 100.0
 

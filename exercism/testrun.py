@@ -23,7 +23,7 @@ from exercism.language import Language
 from exercism.languages import get_language
 from exercism.prepare import default_cache, is_prepared
 from exercism.toolchain import ToolchainMissing, locate
-from sandbox import Limits, Sandbox, get_sandbox, redact
+from sandbox import Limits, Refused, Sandbox, get_sandbox, redact
 
 ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -116,12 +116,17 @@ def run_tests(
                 f"the tests of {exercise.name} ({language.title}) could not run"
                 f" ({sandbox.kind} sandbox): {redact(outcome.not_started, setup.secrets)}"
             )
-        passed = runner.passed(language, exercise, folder, outcome)
+        try:
+            passed, refused = runner.passed(language, exercise, folder, outcome), None
+        except Refused as exc:
+            passed, refused = False, str(exc)
     text = clean(outcome.output, folder, "/sandbox")
     for pattern in language.noise:
         text = re.sub(pattern, "", text)
     if outcome.exceeded:
         text += f"\nThe tests were stopped: they passed the {_LIMITS[outcome.exceeded]}."
+    elif refused:
+        text += f"\n{refused}"
     elif outcome.status == 0 and not passed:
         text += (
             "\nThe tests exited with status 0 but their report does not show every test passing."

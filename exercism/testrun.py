@@ -23,7 +23,7 @@ from exercism.language import Language
 from exercism.languages import get_language
 from exercism.prepare import default_cache, is_prepared
 from exercism.toolchain import ToolchainMissing, locate
-from sandbox import Limits, Refused, Sandbox, get_sandbox, redact
+from sandbox import Limits, Refused, Sandbox, get_sandbox, redact, scratch
 
 ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -163,13 +163,19 @@ def _environment(language: Language, cache: Path) -> tuple[dict[str, str], tuple
 
 @contextlib.contextmanager
 def _scratch() -> Iterator[Path]:
-    """A temporary folder for one test run, removed after it; HarnessError if none can be made."""
+    """A temporary folder for one test run, removed after it whatever the run left there
+    (sandbox.scratch); HarnessError if it cannot be made or removed."""
     try:
-        scratch = tempfile.TemporaryDirectory(prefix="coder-tests-")
+        path = Path(tempfile.mkdtemp(prefix="coder-tests-"))
     except OSError as exc:
         raise HarnessError(f"no scratch folder for the tests: {exc}") from None
-    with scratch as path:
-        yield Path(path)
+    try:
+        yield path
+    finally:
+        try:
+            scratch.remove(path)
+        except OSError as exc:
+            raise HarnessError(f"the tests' scratch folder could not be removed: {exc}") from None
 
 
 def _prepared(

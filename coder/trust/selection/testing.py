@@ -9,7 +9,6 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -19,7 +18,7 @@ from pathlib import Path
 
 from coder.errors import SandboxFailure
 from coder.trust.selection.candidates import TestEvidence
-from sandbox import MAX_OUTPUT, Limits, Refused, Sandbox, readback, redact, secret_values
+from sandbox import MAX_OUTPUT, Limits, Refused, Sandbox, readback, redact, scratch, secret_values
 
 REPORT = "coder-junit.xml"
 FICLONE = 0x40049409
@@ -92,8 +91,8 @@ def run_in_copy(
     or cancel is set."""
     if tests.pristine is not None:
         changes = {p: t for p, t in changes.items() if p in tests.writable}
-    with tempfile.TemporaryDirectory(prefix="coder-tests-") as scratch:
-        copy = Path(scratch) / "repo"
+    with scratch.folder("coder-tests-") as folder:
+        copy = folder / "repo"
         copy.mkdir()
         for rel in tests.files:
             # The solution files as the work folder has them; the rest as the exercise has.
@@ -110,7 +109,7 @@ def run_in_copy(
                 (copy / rel).write_text(text, encoding="utf-8", newline="")
         if tests.sandbox is not None:
             return _contained(copy, tests, cancel)
-        return _run(copy, Path(scratch) / REPORT, tests, cancel)
+        return _run(copy, folder / REPORT, tests, cancel)
 
 
 def _clone(source: Path, target: Path) -> None:

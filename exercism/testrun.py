@@ -226,6 +226,8 @@ _LIMITS = {
     "cpu": "limit on processor time",
     "memory": "limit on memory",
     "processes": "limit on the number of processes",
+    "disk": "limit on the space its files take (in its folder, /tmp and /dev/shm)",
+    "files": "limit on the number of files it makes (in its folder, /tmp and /dev/shm)",
 }
 
 

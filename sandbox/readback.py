@@ -61,9 +61,13 @@ def opened(folder: Path, name: str, cap: int = MAX_REPORT) -> Iterator[BinaryIO 
     finally:
         os.close(parent)
     with os.fdopen(fd, "rb", buffering=0) as raw:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise Refused(f"The test report {name} is not a regular file; it was not read.")
-        yield _Capped(raw, cap, name)
+        file = _Capped(raw, cap, name)
+        if info.st_size > cap:  # refused at once; the cap holds anyway should it grow
+            file.refuse()
+        yield file
 
 
 def read(folder: Path, name: str, cap: int = MAX_REPORT) -> bytes | None:
@@ -143,7 +147,10 @@ class _Capped:
         data = b"".join(chunks)
         self.left -= len(data)
         if self.left < 0:
-            raise Refused(
-                f"The test report {self.name} is over {self.cap // 1024**2} MB; it was not read."
-            )
+            self.refuse()
         return data
+
+    def refuse(self) -> None:
+        raise Refused(
+            f"The test report {self.name} is over {self.cap // 1024**2} MB; it was not read."
+        )

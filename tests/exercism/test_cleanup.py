@@ -44,7 +44,7 @@ def scratch(tmp_path: Path, monkeypatch) -> Path:
     return folder
 
 
-def test_a_deep_locked_tree_is_removed_and_the_solution_still_judged(
+def test_a_deep_locked_tree_is_removed_and_the_solution_judged(
     scratch: Path, tmp_path: Path
 ) -> None:
     mine = tmp_path / "key"
@@ -53,6 +53,8 @@ def test_a_deep_locked_tree_is_removed_and_the_solution_still_judged(
     exercise = load(PRACTICE / "initials")
     code = exercise.example_solution()["initials.py"] + LEAVE.format(target=str(mine))
     run = run_tests(exercise, {"initials.py": code})
-    assert run.passed, run.output
+    # Judged, not an error: passed, or (the watch saw the tree nest over 256 deep before the
+    # run ended) stopped for the limit on files.
+    assert run.passed or run.exceeded == "files", run.output
     assert os.listdir(scratch) == []
     assert stat.S_IMODE(mine.stat().st_mode) == 0o600

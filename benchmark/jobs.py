@@ -19,6 +19,7 @@ from benchmark.limiter import LimitedModel, Limiter
 from benchmark.runner import ExerciseResult, RunSettings, run_exercise
 from coder.seams.model import Model
 from exercism import Exercise
+from sandbox import scratch
 
 FAKE_MODELS = ("oracle", "oracle-retry")
 """Built-in scripted models: the reference solution at once, or only at the second try."""
@@ -76,12 +77,10 @@ def run_local(
     """The jobs on a pool of args.threads threads; on_done gets each result in this thread.
     Stopped early (Ctrl-C), the jobs not started yet are dropped: a rerun resumes them."""
     pool = ThreadPoolExecutor(max(1, args.threads))
-    with tempfile.TemporaryDirectory() as scratch:
+    with scratch.folder("coder-benchmark-") as folder:
         try:
             running = {
-                pool.submit(
-                    attempt, job, args, settings, Path(scratch), limiters.get(job.run.model)
-                ): job
+                pool.submit(attempt, job, args, settings, folder, limiters.get(job.run.model)): job
                 for job in jobs
             }
             for future in as_completed(running):

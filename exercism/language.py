@@ -3,6 +3,7 @@ language (exercism/languages/ holds the rows), and the procedure in exercism/tes
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -14,7 +15,7 @@ from sandbox import Limits, Outcome
 if TYPE_CHECKING:
     from exercism.exercise import Exercise
 
-NO_NEEDS = Limits(seconds=0, cpu_seconds=0, memory=0, processes=0, file_size=0)
+NO_NEEDS = Limits(**{f.name: 0 for f in dataclasses.fields(Limits)})
 
 
 class Runner(Protocol):
@@ -102,9 +103,8 @@ class Language:
     def limits(self, given: Limits) -> Limits:
         """The given limits raised to what this language needs at least."""
         return Limits(
-            seconds=max(given.seconds, self.needs.seconds),
-            cpu_seconds=max(given.cpu_seconds, self.needs.cpu_seconds),
-            memory=max(given.memory, self.needs.memory),
-            processes=max(given.processes, self.needs.processes),
-            file_size=max(given.file_size, self.needs.file_size),
+            **{
+                f.name: max(getattr(given, f.name), getattr(self.needs, f.name))
+                for f in dataclasses.fields(Limits)
+            }
         )

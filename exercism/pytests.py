@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import ast
 import sys
-import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sandbox import READY_VARIABLE, Outcome
+from sandbox import READY_VARIABLE, Outcome, readback
 
 if TYPE_CHECKING:
     from exercism.exercise import Exercise
@@ -98,19 +97,13 @@ PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
 
 
 def read_report(path: Path) -> dict[str, str]:
-    """Test ("Class.test" or "test") -> passed, failed or skipped, from pytest's JUnit XML;
-    empty if unreadable."""
-    try:
-        tree = ET.parse(path)
-    except (OSError, ET.ParseError):
-        return {}
+    """Test ("Class.test" or "test") -> passed, failed or skipped, from pytest's JUnit XML
+    (read as the run's hostile data: see sandbox.readback); empty if there is none, Refused
+    (with the reason, for the run's output) when it is not read."""
     outcomes = {}
-    for case in tree.iter("testcase"):
-        module_and_class = case.get("classname", "")
-        owner = module_and_class.rsplit(".", 1)[-1] if "." in module_and_class else ""
-        name = f"{owner}.{case.get('name', '')}" if owner else case.get("name", "")
-        if any(case.find(tag) is not None for tag in ("failure", "error")):
-            outcomes[name] = FAILED
-        elif outcomes.get(name) != FAILED:
-            outcomes[name] = SKIPPED if case.find("skipped") is not None else PASSED
+    for case in readback.junit_cases(path.parent, path.name):
+        owner = case.classname.rsplit(".", 1)[-1] if "." in case.classname else ""
+        name = f"{owner}.{case.name}" if owner else case.name
+        if outcomes.get(name) != FAILED:
+            outcomes[name] = case.outcome
     return outcomes

@@ -23,7 +23,7 @@ from exercism.language import Language
 from exercism.languages import get_language
 from exercism.prepare import default_cache, is_prepared
 from exercism.toolchain import ToolchainMissing, locate
-from sandbox import Limits, Sandbox, get_sandbox, redact
+from sandbox import Limits, Refused, Sandbox, get_sandbox, redact, scratch
 
 ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -116,12 +116,17 @@ def run_tests(
                 f"the tests of {exercise.name} ({language.title}) could not run"
                 f" ({sandbox.kind} sandbox): {redact(outcome.not_started, setup.secrets)}"
             )
-        passed = runner.passed(language, exercise, folder, outcome)
+        try:
+            passed, refused = runner.passed(language, exercise, folder, outcome), None
+        except Refused as exc:
+            passed, refused = False, str(exc)
     text = clean(outcome.output, folder, "/sandbox")
     for pattern in language.noise:
         text = re.sub(pattern, "", text)
     if outcome.exceeded:
         text += f"\nThe tests were stopped: they passed the {_LIMITS[outcome.exceeded]}."
+    elif refused:
+        text += f"\n{refused}"
     elif outcome.status == 0 and not passed:
         text += (
             "\nThe tests exited with status 0 but their report does not show every test passing."
@@ -158,13 +163,19 @@ def _environment(language: Language, cache: Path) -> tuple[dict[str, str], tuple
 
 @contextlib.contextmanager
 def _scratch() -> Iterator[Path]:
-    """A temporary folder for one test run, removed after it; HarnessError if none can be made."""
+    """A temporary folder for one test run, removed after it whatever the run left there
+    (sandbox.scratch); HarnessError if it cannot be made or removed."""
     try:
-        scratch = tempfile.TemporaryDirectory(prefix="coder-tests-")
+        path = Path(tempfile.mkdtemp(prefix="coder-tests-"))
     except OSError as exc:
         raise HarnessError(f"no scratch folder for the tests: {exc}") from None
-    with scratch as path:
-        yield Path(path)
+    try:
+        yield path
+    finally:
+        try:
+            scratch.remove(path)
+        except OSError as exc:
+            raise HarnessError(f"the tests' scratch folder could not be removed: {exc}") from None
 
 
 def _prepared(
@@ -215,6 +226,8 @@ _LIMITS = {
     "cpu": "limit on processor time",
     "memory": "limit on memory",
     "processes": "limit on the number of processes",
+    "disk": "limit on the space its files take (in its folder, /tmp and /dev/shm)",
+    "files": "limit on the number of files it makes (in its folder, /tmp and /dev/shm)",
 }
 
 

@@ -4,6 +4,7 @@ limits, get the outcome), bubblewrap where the machine allows it, a weaker fallb
 from sandbox.base import MAX_OUTPUT, Limits, Outcome, Sandbox, SandboxError
 from sandbox.choice import KINDS, get_sandbox
 from sandbox.launch import READY_VARIABLE
+from sandbox.readback import Refused
 from sandbox.redaction import redact, secret_values
 
 __all__ = [
@@ -12,6 +13,7 @@ __all__ = [
     "READY_VARIABLE",
     "Limits",
     "Outcome",
+    "Refused",
     "Sandbox",
     "SandboxError",
     "get_sandbox",

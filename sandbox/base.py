@@ -27,6 +27,11 @@ class Limits:
     """Processes (threads included where the kernel counts them) alive at once."""
     file_size: int = 256 * 1024**2
     """Bytes any one file written may reach."""
+    disk: int = 1024**3
+    """Bytes the run may have written at once in its folder, /tmp and /dev/shm together (what
+    its folder held before it started not counted)."""
+    files: int = 20_000
+    """Files and folders the run may have made at once in those places (likewise)."""
 
 
 @dataclass(frozen=True)
@@ -38,7 +43,8 @@ class Outcome:
     output: str
     """Its standard output and error, interleaved, decoded with replacement characters."""
     exceeded: str | None = None
-    """The limit that ended it: "time", "cpu", "memory" or "processes"; None if none did."""
+    """The limit that ended it: "time", "cpu", "memory", "processes", "disk" or "files"; None
+    if none did."""
     seconds: float = 0.0
     not_started: str | None = None
     """Why the command never ran, as the run reported it (the sandbox did not start, the

@@ -11,12 +11,11 @@ import signal
 import subprocess
 import sys
 import sysconfig
-import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from sandbox import tree
+from sandbox import disk, tree
 from sandbox.base import Limits, Outcome, SandboxError
 from sandbox.cgroups import Group
 from sandbox.launch import Launch
@@ -34,6 +33,9 @@ ETC = (
     "/etc/mime.types",
 )
 """The few files of /etc programs need: never all of /etc, which holds secrets of its own."""
+TMPFS = {"/tmp": 512 * 1024**2, "/dev/shm": 64 * 1024**2}
+"""The run's own /tmp and /dev/shm, each a tmpfs of at most these bytes (and of the run's limit
+on disk): what a run writes there is gone with it, and it cannot fill the host's."""
 
 
 class Bubblewrap:
@@ -77,12 +79,10 @@ class Bubblewrap:
         shared: Sequence[Path] = (),
     ) -> Outcome:
         """Run command in the sandbox with folder bound writable at /sandbox."""
-        with (
-            tempfile.TemporaryDirectory(prefix="coder-sandbox-tmp-") as tmp,
-            Launch(ready) as launch,
-        ):
-            argv = self.argv(command, folder, Path(tmp), env, launch, shared)
+        with Launch(ready) as launch:
+            argv = self.argv(command, folder, limits, env, launch, shared)
             inside = launch.env(env) | {"HOME": INSIDE, "TMPDIR": "/tmp"}
+            watch = disk.Watch([folder], limits, _Mounts(limits))
             outcome = tree.run(
                 argv,
                 cwd=folder,
@@ -93,6 +93,7 @@ class Bubblewrap:
                 cancel=cancel,
                 pass_fds=launch.fds,
                 started=launch.handed_over,
+                watch=watch.exceeded,
             )
             return launch.judged(outcome)
 
@@ -100,27 +101,60 @@ class Bubblewrap:
         self,
         command: Sequence[str],
         folder: Path,
-        tmp: Path,
+        limits: Limits,
         env: Mapping[str, str],
         launch: Launch | None = None,
         shared: Sequence[Path] = (),
     ) -> list[str]:
-        """The bwrap command line: namespaces, the read-only binds, the writable folder, then
-        the command (through the launcher, when there is one)."""
+        """The bwrap command line: namespaces, the read-only binds, the writable folder, /tmp
+        and /dev/shm of bounded size, then the command (through the launcher, when there is
+        one)."""
         argv = [self.program, "--unshare-all", "--die-with-parent", "--new-session"]
         argv += ["--cap-drop", "ALL", "--hostname", "sandbox"]
         for path in SYSTEM + ETC:
             argv += ["--ro-bind-try", path, path]
         argv += ["--proc", "/proc", "--dev", "/dev"]
-        argv += ["--bind", str(tmp), "/tmp", "--bind", str(folder), INSIDE]
+        for target, size in tmpfs_sizes(limits).items():
+            argv += ["--perms", "1777", "--size", str(size), "--tmpfs", target]
+        argv += ["--bind", str(folder), INSIDE]
         # After the mounts above, so that none of them hides what the run needs (a
         # virtualenv under /tmp, say).
-        private = (folder, tmp)
+        private = (folder,)
         for source, target in needed(command, env, private, shared):
             argv += ["--ro-bind", source, target]
             argv += [a for under in _covered(source, target, private) for a in ("--tmpfs", under)]
         argv += ["--chdir", INSIDE, "--remount-ro", "/"]
         return [*argv, "--", *(launch.argv(command, "exec") if launch else command)]
+
+
+def tmpfs_sizes(limits: Limits) -> dict[str, int]:
+    """Where the run gets a tmpfs of its own, and its size in bytes (whole pages)."""
+    page = os.sysconf("SC_PAGE_SIZE")
+    return {
+        target: max(page, min(size, limits.disk) // page * page) for target, size in TMPFS.items()
+    }
+
+
+class _Mounts:
+    """What the run's own /tmp and /dev/shm hold, seen from the host through its first
+    process inside the sandbox (bwrap's init, which the run cannot change)."""
+
+    def __init__(self, limits: Limits):
+        self.sizes = tmpfs_sizes(limits)
+        self.init: int | None = None
+
+    def __call__(self, pid: int) -> list[disk.Written]:
+        if self.init is None:
+            try:
+                with open(f"/proc/{pid}/task/{pid}/children") as f:
+                    children = f.read().split()
+            except OSError:
+                return []
+            if not children:
+                return []
+            self.init = int(children[0])
+        found = [disk.mounted(f"/proc/{self.init}/root{t}", s) for t, s in self.sizes.items()]
+        return [written for written in found if written is not None]
 
 
 MOUNTS = ("/proc", "/dev", "/tmp", INSIDE)

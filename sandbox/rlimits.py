@@ -13,7 +13,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from sandbox import tree
+from sandbox import disk, scratch, tree
 from sandbox.base import Limits, Outcome
 from sandbox.cgroups import Group
 from sandbox.launch import Launch
@@ -46,11 +46,14 @@ class Rlimits:
         shared: Sequence[Path] = (),
     ) -> Outcome:
         """Run command in folder under the keeper."""
-        with Launch(ready) as launch:
+        with Launch(ready) as launch, scratch.folder("coder-sandbox-tmp-") as tmp:
+            # The run's TMPDIR is watched with its folder; the host's /tmp, /dev/shm and what
+            # else the user may write are not (the run is not kept from them).
+            watch = disk.Watch([folder, tmp], limits)
             outcome = tree.run(
                 launch.argv(command, "keep"),
                 cwd=folder,
-                env=launch.env(env) | {"HOME": str(folder)},
+                env=launch.env(env) | {"HOME": str(folder), "TMPDIR": str(tmp)},
                 limits=limits,
                 cgroups=self.cgroups,
                 # The keeper adopts every orphan, so the whole run stays its descendants.
@@ -58,6 +61,7 @@ class Rlimits:
                 cancel=cancel,
                 pass_fds=launch.fds,
                 started=launch.handed_over,
+                watch=watch.exceeded,
             )
             return launch.judged(outcome)
 

@@ -112,20 +112,22 @@ def run(
     cancel: threading.Event | None = None,
     pass_fds: Sequence[int] = (),
     started: Callable[[], None] | None = None,
+    watch: Callable[[int], str | None] | None = None,
 ) -> Outcome:
     """Run argv, its output captured and (with cgroups) in a control group of its own, until
     it ends, passes a limit or cancel is set; then kill (a function that ends the process and
     everything it started) and return how it went. pass_fds stay open in argv; started is
-    called once argv runs (or failed to)."""
+    called once argv runs (or failed to); watch, given argv's pid at each check, names a
+    limit passed that the tree's processes do not show (disk.Watch), or None."""
     group = Group.create(limits) if cgroups else None
     try:
-        return _run(argv, cwd, env, limits, group, kill, cancel, tuple(pass_fds), started)
+        return _run(argv, cwd, env, limits, group, kill, cancel, tuple(pass_fds), started, watch)
     finally:
         if group is not None:
             group.remove()
 
 
-def _run(argv, cwd, env, limits, group, kill, cancel, pass_fds, started) -> Outcome:
+def _run(argv, cwd, env, limits, group, kill, cancel, pass_fds, started, watch) -> Outcome:
     began = time.monotonic()
     launch, enter = _launcher(argv, group, limits)
     try:
@@ -151,6 +153,8 @@ def _run(argv, cwd, env, limits, group, kill, cancel, pass_fds, started) -> Outc
     try:
         while not ended.within(INTERVAL):
             exceeded = _check(proc, limits, group, time.monotonic() - began)
+            if not exceeded and watch is not None:
+                exceeded = watch(proc.pid)
             if cancel is not None and cancel.is_set():
                 exceeded = "cancelled"
             if exceeded:

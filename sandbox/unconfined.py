@@ -8,7 +8,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from sandbox import tree
+from sandbox import disk, scratch, tree
 from sandbox.base import Limits, Outcome
 from sandbox.launch import Launch
 
@@ -33,16 +33,20 @@ class Unconfined:
         shared: Sequence[Path] = (),
     ) -> Outcome:
         """Run command in folder."""
-        with Launch(ready) as launch:
+        with Launch(ready) as launch, scratch.folder("coder-sandbox-tmp-") as tmp:
+            # The run's TMPDIR is watched with its folder; the host's /tmp, /dev/shm and what
+            # else the user may write are not (the run is not kept from them).
+            watch = disk.Watch([folder, tmp], limits)
             outcome = tree.run(
                 launch.argv(command, "exec"),
                 cwd=folder,
-                env=launch.env(env) | {"HOME": str(folder)},
+                env=launch.env(env) | {"HOME": str(folder), "TMPDIR": str(tmp)},
                 limits=limits,
                 cgroups=False,
                 kill=tree.kill_tree,
                 cancel=cancel,
                 pass_fds=launch.fds,
                 started=launch.handed_over,
+                watch=watch.exceeded,
             )
             return launch.judged(outcome)

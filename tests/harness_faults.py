@@ -36,8 +36,8 @@ class Hollow(Bubblewrap):
     """bubblewrap that starts, mounts everything, then finds no interpreter: an empty folder
     hides the one the run would execute, as a bind gone wrong would."""
 
-    def argv(self, command, folder, tmp, env, launch=None, shared=()) -> list[str]:
-        argv = super().argv(command, folder, tmp, env, launch, shared)
+    def argv(self, command, folder, limits, env, launch=None, shared=()) -> list[str]:
+        argv = super().argv(command, folder, limits, env, launch, shared)
         hidden = os.path.dirname(os.path.realpath(sys.executable))
         at = argv.index("--")
         return [*argv[:at], "--tmpfs", hidden, *argv[at:]]

@@ -9,10 +9,8 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
-import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -20,7 +18,7 @@ from pathlib import Path
 
 from coder.errors import SandboxFailure
 from coder.trust.selection.candidates import TestEvidence
-from sandbox import MAX_OUTPUT, Limits, Sandbox, redact, secret_values
+from sandbox import MAX_OUTPUT, Limits, Refused, Sandbox, readback, redact, scratch, secret_values
 
 REPORT = "coder-junit.xml"
 FICLONE = 0x40049409
@@ -93,8 +91,8 @@ def run_in_copy(
     or cancel is set."""
     if tests.pristine is not None:
         changes = {p: t for p, t in changes.items() if p in tests.writable}
-    with tempfile.TemporaryDirectory(prefix="coder-tests-") as scratch:
-        copy = Path(scratch) / "repo"
+    with scratch.folder("coder-tests-") as folder:
+        copy = folder / "repo"
         copy.mkdir()
         for rel in tests.files:
             # The solution files as the work folder has them; the rest as the exercise has.
@@ -111,7 +109,7 @@ def run_in_copy(
                 (copy / rel).write_text(text, encoding="utf-8", newline="")
         if tests.sandbox is not None:
             return _contained(copy, tests, cancel)
-        return _run(copy, Path(scratch) / REPORT, tests, cancel)
+        return _run(copy, folder / REPORT, tests, cancel)
 
 
 def _clone(source: Path, target: Path) -> None:
@@ -147,7 +145,7 @@ def _contained(folder: Path, tests: TestSetup, cancel) -> TestRun:
     if outcome.exceeded:
         output += f"\n(stopped: the tests passed the sandbox's limit on {outcome.exceeded})"
     status = -1 if outcome.status is None else outcome.status
-    return TestRun(status, read_junit(folder / REPORT), output.strip())
+    return _judged(status, folder / REPORT, output)
 
 
 def _run(folder: Path, report: Path, tests: TestSetup, cancel) -> TestRun:
@@ -188,7 +186,7 @@ def _run(folder: Path, report: Path, tests: TestSetup, cancel) -> TestRun:
         raise
     output = printed[:MAX_OUTPUT].decode(errors="replace")
     output = redact(output, secret_values(os.environ, tests.secrets))
-    return TestRun(status, read_junit(report), output.strip())
+    return _judged(status, report, output)
 
 
 def _kill_session(proc: subprocess.Popen) -> None:
@@ -198,20 +196,23 @@ def _kill_session(proc: subprocess.Popen) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
-def read_junit(path: Path) -> dict[str, bool]:
-    """Test id -> passed, from a JUnit XML report; empty when there is none or it is unreadable."""
+def _judged(status: int, report: Path, output: str) -> TestRun:
+    """The run, with the outcomes its report gives; a report that is not read says why."""
     try:
-        tree = ET.parse(path)
-    except (OSError, ET.ParseError):
-        return {}
-    outcomes = {}
-    for case in tree.iter("testcase"):
-        name = f"{case.get('classname', '')}::{case.get('name', '')}"
-        failed = any(case.find(tag) is not None for tag in ("failure", "error"))
-        skipped = case.find("skipped") is not None
-        if not skipped:
-            outcomes[name] = not failed
-    return outcomes
+        outcomes = read_junit(report)
+    except Refused as exc:
+        outcomes, output = {}, f"{output}\n{exc}"
+    return TestRun(status, outcomes, output.strip())
+
+
+def read_junit(path: Path) -> dict[str, bool]:
+    """Test id -> passed, from a JUnit XML report (read as hostile data: see sandbox.readback);
+    empty when there is none, Refused when it is not read."""
+    return {
+        f"{case.classname}::{case.name}": case.outcome == "passed"
+        for case in readback.junit_cases(path.parent, path.name)
+        if case.outcome != "skipped"
+    }
 
 
 def evidence(base: TestRun, run: TestRun) -> TestEvidence:

@@ -58,7 +58,9 @@ class Bubblewrap:
         program = shutil.which("bwrap")
         if program is None:
             raise SandboxError("bubblewrap is not installed (apt-get install bubblewrap)")
-        probe = [program, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "true"]
+        probe = [program, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/"]
+        # A bounded /tmp needs --size (bubblewrap 0.5.0 or newer).
+        probe += ["--perms", "1777", "--size", "1048576", "--tmpfs", "/tmp", "true"]
         try:
             done = subprocess.run(probe, capture_output=True, text=True, timeout=30)
         except (OSError, subprocess.TimeoutExpired) as exc:

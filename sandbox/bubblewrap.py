@@ -5,7 +5,10 @@ writable folder, no capabilities, and death with its parent."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import platform
+import re
 import shutil
 import signal
 import subprocess
@@ -34,6 +37,9 @@ ETC = (
     "/etc/mime.types",
 )
 """The few files of /etc programs need: never all of /etc, which holds secrets of its own."""
+SHM = 64 * 1024**2
+"""Bytes the run's own /dev/shm holds at most (a tmpfs: memory, which a control group charges
+to the run and the watch without one cannot see); the rest of /dev is read-only."""
 
 
 class Bubblewrap:
@@ -79,7 +85,7 @@ class Bubblewrap:
         """Run command in the sandbox with folder bound writable at /sandbox."""
         with (
             tempfile.TemporaryDirectory(prefix="coder-sandbox-tmp-") as tmp,
-            Launch(ready) as launch,
+            Launch(ready, {"tasks": limits.processes} if _tasks_counted() else None) as launch,
         ):
             argv = self.argv(command, folder, Path(tmp), env, launch, shared)
             inside = launch.env(env) | {"HOME": INSIDE, "TMPDIR": "/tmp"}
@@ -112,6 +118,7 @@ class Bubblewrap:
         for path in SYSTEM + ETC:
             argv += ["--ro-bind-try", path, path]
         argv += ["--proc", "/proc", "--dev", "/dev"]
+        argv += ["--size", str(SHM), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
         argv += ["--bind", str(tmp), "/tmp", "--bind", str(folder), INSIDE]
         # After the mounts above, so that none of them hides what the run needs (a
         # virtualenv under /tmp, say).
@@ -184,6 +191,17 @@ def _covered(source: str, target: str, private: Sequence[Path]) -> list[str]:
 def _within(path: str, folder: str) -> bool:
     """Whether path is folder or lies under it."""
     return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+@functools.cache
+def _tasks_counted() -> bool:
+    """Whether the kernel counts a user namespace's processes and threads apart from the rest
+    of the user's (Linux 5.14 on), so that the limit on tasks set inside the sandbox is the
+    run's alone; before, it would count every process of the user on the machine."""
+    numbers = re.match(r"(\d+)\.(\d+)", platform.release())
+    if not sys.platform.startswith("linux") or numbers is None:
+        return False
+    return (int(numbers[1]), int(numbers[2])) >= (5, 14)
 
 
 def _kill(proc: subprocess.Popen) -> None:

@@ -185,8 +185,9 @@ def needed(
 
 def run_path(binds: Sequence[tuple[str, str]], env: Mapping[str, str]) -> str:
     """The run's PATH: the folders of env's that the run sees (the system's, the bound ones
-    and those under them, relative ones), in their order; the others are not there."""
-    seen = (*SYSTEM, *(target for _, target in binds), *MOUNTS)
+    and those under them, its own, relative ones), in their order; the others are not there
+    (one under /tmp would be the run's own /tmp)."""
+    seen = (*SYSTEM, *(target for _, target in binds), INSIDE)
     folders = env.get("PATH", "").split(os.pathsep)
     return os.pathsep.join(
         f for f in folders if f and (not os.path.isabs(f) or any(_within(f, s) for s in seen))

@@ -31,6 +31,7 @@ from tests.harness_faults import open_python  # noqa: E402
 ATTACKS = {
     "threads": """
         import threading, time
+        threading.stack_size(64 * 1024)  # small stacks: the limit on address space allows them
         n = 0
         try:
             for _ in range(3000):

@@ -95,7 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--sandbox",
         default="auto",
         choices=KINDS,
-        help="how the model's code is contained (auto: bwrap where it works, else rlimit)",
+        help="how the model's code is contained (auto: bwrap, and a refusal where it cannot"
+        " run; rlimit only when asked for, saying what it does not contain)",
     )
     p.add_argument(
         "--candidates", type=int, default=1, metavar="N", help="N candidates per request"
@@ -293,7 +294,9 @@ def _work(args: argparse.Namespace, settings: RunSettings, runs, exercises) -> N
     todo = [job for job in todo if not job.path.exists()]
     if todo and not args.ray:  # on Ray, a worker checks its own machine
         exercises = list({job.exercise.name: job.exercise for job in todo}.values())
-        for warning in preflight.check(exercises, settings.tests):
+        warnings = preflight.check(exercises, settings.tests)
+        warnings += preflight.exposed(exercises, settings.tests)
+        for warning in warnings:
             print(f"benchmark: {warning}", file=sys.stderr)
     with Progress(args.quiet, len(runs) * len(exercises)) as bar:
         bar.advance(len(runs) * len(exercises) - len(todo))

@@ -136,14 +136,29 @@ def _hosted(args: argparse.Namespace, name: str) -> Model:
     return LiteLLMModel(settings)
 
 
+NO_FALLBACK = (
+    "The benchmark does not fall back to --sandbox rlimit by itself: without namespaces the"
+    " tests are not cut off from the file system (a solution could read the exercises'"
+    " reference solutions), and, unless run as root, they run as you: they can read your"
+    " files, kill the harness and leave processes running. Pass --sandbox rlimit to run so"
+    " anyway"
+)
+"""Why --sandbox auto stops where bubblewrap cannot run, rather than taking the fallback."""
+
+
 def test_setup(args: argparse.Namespace):
     """The sandbox, limits, secrets and prepared cache of the test runs, made where the tests
-    run (on a Ray worker: that worker's machine and environment). SandboxError if the sandbox
-    is unusable."""
+    run (on a Ray worker: that worker's machine and environment): auto is bubblewrap, never
+    the fallback. SandboxError if the sandbox is unusable."""
     from exercism import TestSetup
-    from sandbox import Limits, get_sandbox, secret_values
+    from sandbox import Limits, SandboxError, get_sandbox, secret_values
 
-    sandbox = get_sandbox(args.sandbox)
+    try:
+        sandbox = get_sandbox("bwrap" if args.sandbox == "auto" else args.sandbox)
+    except SandboxError as exc:
+        if args.sandbox != "auto":
+            raise
+        raise SandboxError(f"{exc}. {NO_FALLBACK}") from None
     limits = Limits(seconds=args.test_timeout)
     return TestSetup(sandbox, limits, secret_values(os.environ), cache_dir(args))
 

@@ -5,9 +5,13 @@ model's failure, so the run stops instead."""
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 
 from exercism import Exercise, HarnessError, TestSetup, run_tests
+from exercism.testrun import default_sandbox
+from sandbox import Limits
 
 TRIES = 3
 """Reference solutions tried at most: one that fails may be the exercise's fault, not the
@@ -58,3 +62,26 @@ def check_language(exercises: Sequence[Exercise], setup: TestSetup) -> list[str]
         f"the reference solutions of {names} all fail their tests here, so no result of this"
         f" run could be trusted. The first: {failures[0][1]}"
     )
+
+
+def exposed(exercises: Sequence[Exercise], setup: TestSetup) -> list[str]:
+    """A warning when a test run can read a reference solution where it lies (the sandbox
+    does not hide the exercises folder: the fallback's does not), found by trying it in the
+    sandbox; none when it cannot, or no exercise has one."""
+    reference = next((e.folder / f for e in exercises for f in e.example_files), None)
+    if reference is None:
+        return []
+    sandbox = setup.sandbox or default_sandbox()
+    with tempfile.TemporaryDirectory(prefix="coder-preflight-") as scratch:
+        folder = Path(scratch) / "probe"
+        folder.mkdir()
+        command = ["cat", str(reference.resolve())]
+        run = sandbox.run(command, folder, Limits(seconds=30), {"PATH": "/usr/bin:/bin"})
+    if run.status != 0 or not run.output:
+        return []
+    return [
+        f"the tests can read the exercises' reference solutions ({reference.resolve()}) in"
+        f" the {sandbox.kind} sandbox, so a solution could copy them: keep the exercises where"
+        " no other user may read them (chmod -R o-rwx), with coder run as root, or use"
+        " bubblewrap"
+    ]

@@ -5,7 +5,12 @@ writable folder, no capabilities, and death with its parent."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import platform
+import pwd
+import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -35,7 +40,8 @@ ETC = (
 """The few files of /etc programs need: never all of /etc, which holds secrets of its own."""
 TMPFS = {"/tmp": 512 * 1024**2, "/dev/shm": 64 * 1024**2}
 """The run's own /tmp and /dev/shm, each a tmpfs of at most these bytes (and of the run's limit
-on disk): what a run writes there is gone with it, and it cannot fill the host's."""
+on disk): what a run writes there is gone with it, and it cannot fill the host's. They are
+memory, which a control group charges to the run; without one the watch asks their usage."""
 
 
 class Bubblewrap:
@@ -81,9 +87,12 @@ class Bubblewrap:
         shared: Sequence[Path] = (),
     ) -> Outcome:
         """Run command in the sandbox with folder bound writable at /sandbox."""
-        with Launch(ready) as launch:
+        with Launch(ready, {"tasks": limits.processes} if _tasks_counted() else None) as launch:
             argv = self.argv(command, folder, limits, env, launch, shared)
+            binds = needed(command, env, (folder,), shared)
             inside = launch.env(env) | {"HOME": INSIDE, "TMPDIR": "/tmp"}
+            if "PATH" in env:
+                inside["PATH"] = run_path(binds, env)
             watch = disk.Watch([folder], limits, _Mounts(limits))
             outcome = tree.run(
                 argv,
@@ -118,6 +127,7 @@ class Bubblewrap:
         argv += ["--proc", "/proc", "--dev", "/dev"]
         for target, size in tmpfs_sizes(limits).items():
             argv += ["--perms", "1777", "--size", str(size), "--tmpfs", target]
+        argv += ["--remount-ro", "/dev"]  # its own /dev/shm stays writable
         argv += ["--bind", str(folder), INSIDE]
         # After the mounts above, so that none of them hides what the run needs (a
         # virtualenv under /tmp, say).
@@ -171,9 +181,11 @@ def needed(
 ) -> list[tuple[str, str]]:
     """(host folder, where the run sees it) for the folders outside the system ones that the
     command needs to read: the Python installation running coder, its standard library and
-    site-packages (the tests and the launcher run with it), the command's own folder, the
-    folders on the run's PATH and the shared folders asked for (a toolchain, a prepared
-    cache). Each is bound where it really is and where the run names it (a path through a
+    site-packages (the tests and the launcher run with it), the virtualenv the environment
+    names, the command's own folder, the folders of the run's PATH that hold a program the
+    command names (never one in a home folder, or one of the user's own: a script there may
+    hold a key), and the shared folders asked for (a toolchain, a prepared cache, wherever they
+    lie). Each is bound where it really is and where the run names it (a path through a
     symlink), once: not under a folder bound already, nor under the system
     folders, which show it already. Never a folder inside a private one (the run's own, or its
     /tmp), or one holding a mount point of the sandbox, which would hide it; a folder holding
@@ -185,7 +197,8 @@ def needed(
     wanted += [paths[name] for name in ("stdlib", "platstdlib", "purelib", "platlib")]
     if command and os.path.isabs(command[0]):
         wanted.append(os.path.dirname(command[0]))
-    wanted += [p for p in env.get("PATH", "").split(os.pathsep) if os.path.isabs(p)]
+    wanted += _virtualenv(env)
+    wanted += _programs(command, env)
     wanted += [str(p) for p in shared]
     hidden = [os.path.realpath(p) for p in private]
     pairs = set()
@@ -204,6 +217,81 @@ def needed(
     return [(source, target) for target, source in binds.items()]
 
 
+def run_path(binds: Sequence[tuple[str, str]], env: Mapping[str, str]) -> str:
+    """The run's PATH: the folders of env's that the run sees (the system's, the bound ones
+    and those under them, its own, relative ones), in their order; the others are not there
+    (one under /tmp would be the run's own /tmp)."""
+    seen = (*SYSTEM, *(target for _, target in binds), INSIDE)
+    folders = env.get("PATH", "").split(os.pathsep)
+    return os.pathsep.join(
+        f for f in folders if f and (not os.path.isabs(f) or any(_within(f, s) for s in seen))
+    )
+
+
+SHELLS = ("sh", "bash", "dash", "zsh", "ksh")
+"""Shells whose `-c` script is read for the programs it names."""
+
+
+def _programs(command: Sequence[str], env: Mapping[str, str]) -> list[str]:
+    """The folders of env's PATH, outside the system folders, that hold a program the command
+    names (its first word, or any word of a shell's -c script) and that are the system's, not
+    the user's: none in a home folder, or owned by this user (unless that is root)."""
+    words = list(command[:1])
+    if len(command) >= 3 and os.path.basename(command[0]) in SHELLS and command[1] == "-c":
+        words += _shell_words(command[2])
+    names = {w for w in words if w and "/" not in w and "=" not in w}
+    found = []
+    for folder in env.get("PATH", "").split(os.pathsep):
+        if not os.path.isabs(folder) or any(_within(folder, s) for s in SYSTEM):
+            continue
+        if _users_own(folder):
+            continue
+        if any(os.access(os.path.join(folder, n), os.X_OK) for n in names):
+            found.append(folder)
+    return found
+
+
+def _shell_words(script: str) -> list[str]:
+    lexer = shlex.shlex(script, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        return list(lexer)
+    except ValueError:  # an unclosed quote: the shell will refuse it anyway
+        return script.split()
+
+
+def _users_own(folder: str) -> bool:
+    """Whether folder lies in a home folder, or belongs to this user when it is not root."""
+    real = os.path.realpath(folder)
+    homes = {os.path.expanduser("~")}
+    with contextlib.suppress(KeyError):
+        homes.add(pwd.getpwuid(os.geteuid()).pw_dir)
+    homes = {os.path.realpath(h) for h in homes if h and h != "/"}
+    if any(_within(real, h) for h in homes):
+        return True
+    try:
+        return os.geteuid() != 0 and os.stat(real).st_uid == os.geteuid()
+    except OSError:
+        return True
+
+
+def _virtualenv(env: Mapping[str, str]) -> list[str]:
+    """The virtualenv env names, when it is one, and the interpreter it was made from: the
+    interpreter the command needs, wherever it lies."""
+    venv = env.get("VIRTUAL_ENV", "")
+    config = os.path.join(venv, "pyvenv.cfg")
+    if not os.path.isabs(venv) or not os.path.isfile(config):
+        return []
+    found = [venv]
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        for line in Path(config).read_text().splitlines():
+            key, _, value = line.partition("=")
+            if key.strip() == "home" and os.path.isabs(value.strip()):
+                # home names the base interpreter's bin folder; its installation is above.
+                found.append(os.path.dirname(os.path.realpath(value.strip())))
+    return found
+
+
 def _covered(source: str, target: str, private: Sequence[Path]) -> list[str]:
     """Where, under a folder bound at target, an empty folder must hide the way to one of the
     run's private folders inside source (a TMPDIR inside the virtualenv, say), so that neither
@@ -220,6 +308,17 @@ def _covered(source: str, target: str, private: Sequence[Path]) -> list[str]:
 def _within(path: str, folder: str) -> bool:
     """Whether path is folder or lies under it."""
     return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+@functools.cache
+def _tasks_counted() -> bool:
+    """Whether the kernel counts a user namespace's processes and threads apart from the rest
+    of the user's (Linux 5.14 on), so that the limit on tasks set inside the sandbox is the
+    run's alone; before, it would count every process of the user on the machine."""
+    numbers = re.match(r"(\d+)\.(\d+)", platform.release())
+    if not sys.platform.startswith("linux") or numbers is None:
+        return False
+    return (int(numbers[1]), int(numbers[2])) >= (5, 14)
 
 
 def _kill(proc: subprocess.Popen) -> None:

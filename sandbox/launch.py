@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -33,9 +34,11 @@ class Launch:
     """One run's report pipe, and the command line that starts the command through the
     launcher: "exec" becomes the command, "keep" stays its parent and keeper."""
 
-    def __init__(self, ready: bool = False):
+    def __init__(self, ready: bool = False, settings: Mapping[str, int] | None = None):
         self.ready = ready
         """Whether the command itself says when it is ready (see READY_VARIABLE)."""
+        self.settings = dict(settings or {})
+        """What the launcher enforces itself: tasks, parent, uid (see keeper.py)."""
         self.reader, self.writer = os.pipe()
         os.set_blocking(self.reader, False)
 
@@ -55,7 +58,8 @@ class Launch:
         """The launcher's command line around command."""
         ready = "ready" if self.ready else "-"
         launcher = [sys.executable, "-I", "-S", "-B", "-c", _source()]
-        return [*launcher, str(self.writer), mode, ready, *command]
+        settings = json.dumps(self.settings)
+        return [*launcher, str(self.writer), mode, ready, settings, *command]
 
     def env(self, env: Mapping[str, str]) -> dict[str, str]:
         """The run's environment, with the descriptor to report readiness on when asked."""

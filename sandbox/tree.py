@@ -32,14 +32,15 @@ class Usage:
     """What a tree of processes holds now, or has used so far."""
 
     processes: int
+    """Threads of all its processes (a process is one thread at least)."""
     memory: int
     """Resident bytes."""
     cpu_seconds: float
 
 
-def table() -> dict[int, tuple[int, float, int]]:
+def table() -> dict[int, tuple[int, float, int, int]]:
     """Every process on the machine: pid -> (parent pid, processor seconds of it and its waited-for
-    children, resident bytes)."""
+    children, resident bytes, threads)."""
     found = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -53,16 +54,21 @@ def table() -> dict[int, tuple[int, float, int]]:
         fields = stat[stat.rfind(")") + 2 :].split()
         try:
             ticks = sum(int(fields[n]) for n in (11, 12, 13, 14))
-            found[int(name)] = (int(fields[1]), ticks / TICKS, int(fields[21]) * PAGE)
+            found[int(name)] = (
+                int(fields[1]),
+                ticks / TICKS,
+                int(fields[21]) * PAGE,
+                int(fields[17]),
+            )
         except (IndexError, ValueError):
             continue
     return found
 
 
-def descendants(root: int, processes: Mapping[int, tuple[int, float, int]]) -> list[int]:
+def descendants(root: int, processes: Mapping[int, tuple[int, float, int, int]]) -> list[int]:
     """root's descendants (not root), parents before children."""
     children: dict[int, list[int]] = {}
-    for pid, (parent, _, _) in processes.items():
+    for pid, (parent, *_) in processes.items():
         children.setdefault(parent, []).append(pid)
     found, queue = [], list(children.get(root, []))
     while queue:
@@ -77,7 +83,9 @@ def usage(root: int) -> Usage:
     processes = table()
     tree = [root, *descendants(root, processes)]
     alive = [processes[p] for p in tree if p in processes]
-    return Usage(len(alive), sum(m for _, _, m in alive), sum(c for _, c, _ in alive))
+    # Threads count as the kernel's limit on processes counts them (a control group's too).
+    threads = sum(t for _, _, _, t in alive)
+    return Usage(threads, sum(m for _, _, m, _ in alive), sum(c for _, c, _, _ in alive))
 
 
 def kill_descendants(root: int) -> None:
@@ -113,23 +121,27 @@ def run(
     pass_fds: Sequence[int] = (),
     started: Callable[[], None] | None = None,
     watch: Callable[[int], str | None] | None = None,
+    held: Callable[[], int] | None = None,
 ) -> Outcome:
     """Run argv, its output captured and (with cgroups) in a control group of its own, until
     it ends, passes a limit or cancel is set; then kill (a function that ends the process and
     everything it started) and return how it went. pass_fds stay open in argv; started is
     called once argv runs (or failed to); watch, given argv's pid at each check, names a
-    limit passed that the tree's processes do not show (disk.Watch), or None."""
+    limit passed that the tree's processes do not show (disk.Watch), or None; held, without a
+    control group (which charges them itself), gives the bytes the run holds outside its
+    processes (files in a tmpfs), counted against the limit on memory."""
     group = Group.create(limits) if cgroups else None
+    looks = _Watch(limits, group, held, watch)
     try:
-        return _run(argv, cwd, env, limits, group, kill, cancel, tuple(pass_fds), started, watch)
+        return _run(argv, cwd, env, group, kill, cancel, tuple(pass_fds), started, looks)
     finally:
         if group is not None:
             group.remove()
 
 
-def _run(argv, cwd, env, limits, group, kill, cancel, pass_fds, started, watch) -> Outcome:
+def _run(argv, cwd, env, group, kill, cancel, pass_fds, started, looks) -> Outcome:
     began = time.monotonic()
-    launch, enter = _launcher(argv, group, limits)
+    launch, enter = _launcher(argv, group, looks.limits)
     try:
         proc = subprocess.Popen(
             launch,
@@ -152,9 +164,7 @@ def _run(argv, cwd, env, limits, group, kill, cancel, pass_fds, started, watch) 
     ended = _Exit(proc)
     try:
         while not ended.within(INTERVAL):
-            exceeded = _check(proc, limits, group, time.monotonic() - began)
-            if not exceeded and watch is not None:
-                exceeded = watch(proc.pid)
+            exceeded = looks.check(proc, time.monotonic() - began)
             if cancel is not None and cancel.is_set():
                 exceeded = "cancelled"
             if exceeded:
@@ -270,24 +280,37 @@ class _Exit:
             self.fd = None
 
 
-def _check(
-    proc: subprocess.Popen, limits: Limits, group: Group | None, elapsed: float
-) -> str | None:
-    if elapsed > limits.seconds:
-        return "time"
-    if group is not None:
-        cpu = group.cpu_seconds()
-        if cpu is not None and cpu > limits.cpu_seconds:
+@dataclass(frozen=True)
+class _Watch:
+    """What each look at a run checks."""
+
+    limits: Limits
+    group: Group | None
+    held: Callable[[], int] | None
+    watch: Callable[[int], str | None] | None
+    """A limit the tree's processes do not show (disk.Watch), given argv's pid."""
+
+    def check(self, proc: subprocess.Popen, elapsed: float) -> str | None:
+        """The limit the run has passed, if any."""
+        return self._processes(proc, elapsed) or (self.watch(proc.pid) if self.watch else None)
+
+    def _processes(self, proc: subprocess.Popen, elapsed: float) -> str | None:
+        limits = self.limits
+        if elapsed > limits.seconds:
+            return "time"
+        if self.group is not None:
+            cpu = self.group.cpu_seconds()
+            if cpu is not None and cpu > limits.cpu_seconds:
+                return "cpu"
+            return self.group.exceeded()
+        used = usage(proc.pid)
+        if used.cpu_seconds > limits.cpu_seconds:
             return "cpu"
-        return group.exceeded()
-    used = usage(proc.pid)
-    if used.cpu_seconds > limits.cpu_seconds:
-        return "cpu"
-    if used.memory > limits.memory:
-        return "memory"
-    if used.processes > limits.processes:
-        return "processes"
-    return None
+        if used.memory + (self.held() if self.held else 0) > limits.memory:
+            return "memory"
+        if used.processes > limits.processes:
+            return "processes"
+        return None
 
 
 class _Reader(threading.Thread):

@@ -4,11 +4,14 @@ after the first few cannot execute their program."""
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
 import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -30,6 +33,38 @@ def virtualenv(where: Path, site: bool = True) -> Path:
         shutil.rmtree(packages)
         packages.symlink_to(SITE)
     return where
+
+
+def open_python() -> str | None:
+    """An interpreter every user may run, with this one's packages: this one when it is (the
+    fallback sandbox run as root runs the command as a user of its own), else a virtualenv of
+    the system's Python of the same version made once in a folder every user may pass
+    through; None when there is none."""
+    from sandbox.users import reachable
+
+    if os.geteuid() != 0 or reachable(Path(sys.executable)) is None:
+        return sys.executable
+    return _system_virtualenv()
+
+
+@functools.cache
+def _system_virtualenv() -> str | None:
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    from sandbox.users import reachable
+
+    for base in (f"/usr/bin/{version}", f"/usr/local/bin/{version}"):
+        if os.access(base, os.X_OK) and reachable(Path(base)) is None:
+            where = Path(tempfile.mkdtemp(prefix="coder-open-python-"))
+            atexit.register(shutil.rmtree, where, True)
+            where.chmod(0o755)
+            venv = where / "venv"
+            subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True)
+            packages = venv / "lib" / version / "site-packages"
+            shutil.rmtree(packages)
+            packages.symlink_to(SITE)
+            if reachable(Path(SITE)) is None:
+                return str(venv / "bin" / "python")
+    return None
 
 
 class Hollow(Bubblewrap):

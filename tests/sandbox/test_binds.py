@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import SandboxError, get_sandbox
+from sandbox import Limits, SandboxError, get_sandbox
 from tests.harness_faults import virtualenv
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,3 +106,25 @@ def test_no_bind_hides_a_mount_point_or_lies_in_the_runs_own_folders(tmp_path: P
     path = os.pathsep.join(["/tmp", "/dev", "/", str(private), str(private / "bin")])
     targets = [target for _, target in needed([], {"PATH": path}, private=(private,))]
     assert not {"/", "/tmp", "/dev", str(private), str(private / "bin")} & set(targets)
+
+
+def test_a_toolchain_in_a_home_folder_is_there_only_when_asked_for(
+    bwrap, tmp_path: Path, monkeypatch
+) -> None:
+    """rustup's ~/.cargo/bin, say: the benchmark's language asks for it (shared), and its
+    tests find it; a command that merely has it on its PATH does not."""
+    home = tmp_path / "home"
+    toolchain = home / ".toolchain"
+    (toolchain / "bin").mkdir(parents=True)
+    (toolchain / "bin" / "cargo-like").write_text("#!/bin/sh\necho toolchain ran\n")
+    (toolchain / "bin" / "cargo-like").chmod(0o755)
+    monkeypatch.setenv("HOME", str(home))
+    folder = tmp_path / "run"
+    folder.mkdir()
+    env = {"PATH": f"{toolchain / 'bin'}:/usr/bin:/bin"}
+    command = ["/bin/sh", "-c", "cargo-like"]
+    sandbox = get_sandbox("bwrap")
+    asked = sandbox.run(command, folder, Limits(), env, shared=(toolchain,))
+    assert asked.output == "toolchain ran\n", asked
+    merely = sandbox.run(command, folder, Limits(), env)
+    assert "toolchain ran" not in merely.output and merely.status != 0, merely

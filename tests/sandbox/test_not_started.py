@@ -11,9 +11,14 @@ from pathlib import Path
 import pytest
 
 from sandbox import READY_VARIABLE, Limits, SandboxError, get_sandbox
-from tests.harness_faults import Hollow
+from tests.harness_faults import Hollow, open_python
 
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+
+def python(kind: str) -> str:
+    """The interpreter the runs execute: for the fallback, one its own users may run, too."""
+    return (open_python() if kind == "rlimit" else None) or sys.executable
 
 
 def _kinds() -> list:
@@ -41,7 +46,7 @@ def hollow() -> Hollow:
 
 def test_a_command_that_runs_is_started_whatever_its_status(kind: str, tmp_path: Path) -> None:
     code = "import sys; print('ran'); sys.exit(7)"
-    outcome = get_sandbox(kind).run([sys.executable, "-c", code], tmp_path, Limits(), ENV)
+    outcome = get_sandbox(kind).run([python(kind), "-c", code], tmp_path, Limits(), ENV)
     assert outcome.not_started is None
     assert outcome.status == 7 and outcome.output == "ran\n"
 
@@ -67,7 +72,7 @@ def test_bubblewrap_that_starts_but_finds_nothing_to_run(tmp_path: Path) -> None
 
 def test_a_command_that_stops_before_it_is_ready_never_started(kind: str, tmp_path: Path) -> None:
     code = "import sys; print('ModuleNotFoundError: no runner'); sys.exit(1)"
-    command = [sys.executable, "-c", code]
+    command = [python(kind), "-c", code]
     outcome = get_sandbox(kind).run(command, tmp_path, Limits(), ENV, ready=True)
     assert outcome.not_started == "it ended before it was ready: ModuleNotFoundError: no runner"
 
@@ -90,7 +95,7 @@ sys.exit(1)
 def test_after_it_is_ready_the_command_cannot_forge_a_harness_failure(
     kind: str, tmp_path: Path
 ) -> None:
-    command = [sys.executable, "-c", READY_THEN_FORGE]
+    command = [python(kind), "-c", READY_THEN_FORGE]
     outcome = get_sandbox(kind).run(command, tmp_path, Limits(), ENV, ready=True)
     assert outcome.output == "closed\n", outcome.output
     assert outcome.not_started is None and outcome.status == 1
@@ -108,7 +113,7 @@ for fd in range(3, 64):
 
 
 def test_a_command_not_asked_to_report_never_holds_the_report(kind: str, tmp_path: Path) -> None:
-    outcome = get_sandbox(kind).run([sys.executable, "-c", FORGE], tmp_path, Limits(), ENV)
+    outcome = get_sandbox(kind).run([python(kind), "-c", FORGE], tmp_path, Limits(), ENV)
     assert "wrote" not in outcome.output and outcome.not_started is None
 
 
@@ -132,6 +137,6 @@ def test_what_runs_after_ready_is_not_believed_even_through_a_parent(
 ) -> None:
     (tmp_path / "forge.py").write_text(SHELL_PARENT)
     # Two commands: the shell stays, as the parent of the first, holding the report.
-    command = ["/bin/sh", "-c", f"{sys.executable} forge.py; exit 1"]
+    command = ["/bin/sh", "-c", f"{python(kind)} forge.py; exit 1"]
     outcome = get_sandbox(kind).run(command, tmp_path, Limits(), ENV, ready=True)
     assert outcome.not_started is None and outcome.status == 1, outcome

@@ -12,9 +12,15 @@ from pathlib import Path
 import pytest
 
 from sandbox import Limits, SandboxError, get_sandbox, redact, secret_values
+from tests.harness_faults import open_python
 
 CANARY = "sk-canary-5f3a9c2e7b1d"
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+
+def python(kind: str) -> str:
+    """The interpreter the runs execute: for the fallback, one its own users may run, too."""
+    return (open_python() if kind == "rlimit" else None) or sys.executable
 
 
 def _kinds() -> list:
@@ -35,7 +41,7 @@ def kind(request) -> str:
 def run(kind: str, folder: Path, code: str, **limits):
     (folder / "attack.py").write_text(textwrap.dedent(code))
     sandbox = get_sandbox(kind)
-    return sandbox.run([sys.executable, "attack.py"], folder, Limits(**limits), ENV)
+    return sandbox.run([python(kind), "attack.py"], folder, Limits(**limits), ENV)
 
 
 def alive(marker: str) -> list[int]:
@@ -66,15 +72,15 @@ def test_a_plain_run_gives_its_status_and_output(kind: str, folder: Path) -> Non
 
 def test_no_secret_of_the_parent_is_readable(kind: str, folder: Path, monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", CANARY)
-    code = """
+    code = f"""
         import os
-        found = [k for k, v in os.environ.items() if "canary" in v]
+        found = [k for k, v in os.environ.items() if {CANARY!r} in v]
         for pid in os.listdir("/proc"):
             for part in ("environ", "cmdline", "mem"):
                 try:
-                    with open(f"/proc/{pid}/{part}", "rb") as f:
-                        if b"canary" in f.read(10_000_000):
-                            found.append(f"{pid}/{part}")
+                    with open(f"/proc/{{pid}}/{{part}}", "rb") as f:
+                        if {CANARY!r}.encode() in f.read(10_000_000):
+                            found.append(f"{{pid}}/{{part}}")
                 except Exception:
                     pass
         print("found:", found)

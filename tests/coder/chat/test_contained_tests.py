@@ -88,3 +88,41 @@ def test_the_api_key_never_stays_on_coders_command_line(repo: Path) -> None:
     seen = [line for line in (done.stdout + done.stderr).splitlines() if "CMDLINE" in line]
     assert any("-m coder.cli" in line for line in seen), done.stdout + done.stderr
     assert not any(CANARY in line for line in seen), seen
+
+
+def test_the_sandboxed_tests_see_no_folder_of_the_users_path(repo: Path, tmp_path: Path) -> None:
+    """A script in ~/bin holding a token, on the PATH: /test in bubblewrap neither finds it by
+    name nor reads it by its path; a system folder on the PATH that holds a program the
+    command names is there."""
+    from sandbox import SandboxError, get_sandbox
+
+    try:
+        get_sandbox("bwrap")
+    except SandboxError as exc:
+        pytest.skip(str(exc))
+    home = tmp_path / "home"
+    (home / "bin").mkdir(parents=True)
+    tool = home / "bin" / "deploy-tool"
+    token = "tok-in-home-bin-7a8b9c0d1e"  # not a key coder knows, so never redacted
+    tool.write_text(f"#!/bin/sh\necho deploying with {token}\n")
+    tool.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CODER_", "GIT_"))}
+    env = {k: v for k, v in env.items() if not k.endswith("_API_KEY")}
+    env |= {"HOME": str(home), "NO_COLOR": "1", "PATH": f"{home / 'bin'}:{os.environ['PATH']}"}
+    command = [sys.executable, "-m", "coder.cli", "--no-gitignore", "--model", "openai/x"]
+    command += ["--api-base", "http://127.0.0.1:9/v1", "--sandbox", "bwrap"]
+    look = f"deploy-tool; cat {tool}; ls {home / 'bin'}; echo PATH=$PATH; exit 1"
+    done = subprocess.run(
+        [*command, "a.py"],
+        cwd=repo,
+        env=env,
+        input=f"/test {look}\n/exit\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    out = done.stdout + done.stderr
+    assert "in a sandboxed copy of the files" in out, out
+    assert token not in out, out
+    (path,) = [line for line in out.splitlines() if line.startswith("PATH=")]
+    assert str(home) not in path and "/usr/bin" in path, path

@@ -116,19 +116,18 @@ def run_tests(
                 f"the tests of {exercise.name} ({language.title}) could not run"
                 f" ({sandbox.kind} sandbox): {redact(outcome.not_started, setup.secrets)}"
             )
-        passed = runner.passed(language, exercise, folder, outcome)
+        verdict = runner.judge(language, exercise, folder, outcome)
     text = clean(outcome.output, folder, "/sandbox")
     for pattern in language.noise:
         text = re.sub(pattern, "", text)
     if outcome.exceeded:
         text += f"\nThe tests were stopped: they passed the {_LIMITS[outcome.exceeded]}."
-    elif outcome.status == 0 and not passed:
-        text += (
-            "\nThe tests exited with status 0 but their report does not show every test passing."
-        )
+    elif outcome.status == 0 and not verdict.passed:
+        why = verdict.reason or "their report does not show every test passing"
+        text += f"\nThe tests exited with status 0 but {why}."
     timed_out = outcome.exceeded in ("time", "cpu")
     return TestRun(
-        passed,
+        verdict.passed,
         redact(text.strip(), setup.secrets),
         timed_out,
         outcome.seconds,

@@ -1,6 +1,9 @@
 """The sandbox of choice on Linux: bubblewrap (`bwrap`) gives the run new user, PID, IPC, UTS,
-network and cgroup namespaces, a root file system of read-only system folders plus the one
-writable folder, no capabilities, and death with its parent."""
+network and cgroup namespaces (and no more user namespaces of its own, where bwrap can forbid
+them), a root file system of read-only system folders plus the one writable folder, no
+capabilities, a filter of system calls (sandbox/seccomp.py), and death with its parent. Its
+arguments, which name host folders, reach it through a descriptor, not its command line (which
+the run could read in /proc/1/cmdline)."""
 
 from __future__ import annotations
 
@@ -16,10 +19,11 @@ import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from sandbox import tree
+from sandbox import seccomp, tree
 from sandbox.base import Limits, Outcome, SandboxError
 from sandbox.cgroups import Group
 from sandbox.launch import Launch
+from sandbox.redaction import host_places, unhosted
 
 INSIDE = "/sandbox"
 """Where the run's folder appears inside the sandbox, and its working directory."""
@@ -41,12 +45,22 @@ class Bubblewrap:
 
     kind = "bwrap"
 
-    def __init__(self, program: str):
+    def __init__(self, program: str, userns: bool = True):
         self.program = program
+        self.userns = userns
+        """Whether bwrap forbids the run user namespaces of its own (--disable-userns)."""
         self.cgroups = Group.works()
+        self.filtered = seccomp.supported()
         self.description = (
             "bubblewrap: new user, PID, network and IPC namespaces, read-only system folders,"
-            " only the run's own folder writable; limits on the whole process tree"
+            " only the run's own folder writable"
+            + ("" if userns else " (this bwrap cannot forbid nested user namespaces)")
+            + (
+                "; no ptrace, namespaces, mounts or file watches (seccomp)"
+                if self.filtered
+                else "; NO system call filter on this architecture"
+            )
+            + "; limits on the whole process tree"
             + (" (cgroups)" if self.cgroups else " (watched every 50 ms)")
         )
 
@@ -64,7 +78,12 @@ class Bubblewrap:
         if done.returncode != 0:
             reason = done.stderr.strip() or f"exit status {done.returncode}"
             raise SandboxError(f"bubblewrap cannot make namespaces here: {reason}")
-        return cls(program)
+        # bwrap 0.8 and later, not setuid: the run may make no user namespace of its own.
+        nested = [program, *NO_USERNS, *probe[1:]]
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+            done = subprocess.run(nested, capture_output=True, timeout=30)
+            return cls(program, userns=done.returncode == 0)
+        return cls(program, userns=False)
 
     def run(
         self,
@@ -80,21 +99,30 @@ class Bubblewrap:
         with (
             tempfile.TemporaryDirectory(prefix="coder-sandbox-tmp-") as tmp,
             Launch(ready) as launch,
+            contextlib.ExitStack() as fds,
         ):
             argv = self.argv(command, folder, Path(tmp), env, launch, shared)
+            if self.filtered:
+                rules = fds.enter_context(_memfd(seccomp.program()))
+                argv[1:1] = ["--seccomp", str(rules)]
+            # Its options name host folders: bwrap reads them from a descriptor (the command
+            # must stay on its command line).
+            end = argv.index("--")
+            options = b"".join(a.encode() + b"\0" for a in argv[1:end])
+            words = fds.enter_context(_memfd(options))
             inside = launch.env(env) | {"HOME": INSIDE, "TMPDIR": "/tmp"}
             outcome = tree.run(
-                argv,
+                [self.program, "--args", str(words), *argv[end:]],
                 cwd=folder,
                 env=inside,
                 limits=limits,
                 cgroups=self.cgroups,
                 kill=_kill,
                 cancel=cancel,
-                pass_fds=launch.fds,
+                pass_fds=(*launch.fds, *fds_of(argv), words),
                 started=launch.handed_over,
             )
-            return launch.judged(outcome)
+            return unhosted(launch.judged(outcome), host_places(folder, INSIDE, Path(tmp)))
 
     def argv(
         self,
@@ -108,6 +136,7 @@ class Bubblewrap:
         """The bwrap command line: namespaces, the read-only binds, the writable folder, then
         the command (through the launcher, when there is one)."""
         argv = [self.program, "--unshare-all", "--die-with-parent", "--new-session"]
+        argv += NO_USERNS if self.userns else []
         argv += ["--cap-drop", "ALL", "--hostname", "sandbox"]
         for path in SYSTEM + ETC:
             argv += ["--ro-bind-try", path, path]
@@ -121,6 +150,27 @@ class Bubblewrap:
             argv += [a for under in _covered(source, target, private) for a in ("--tmpfs", under)]
         argv += ["--chdir", INSIDE, "--remount-ro", "/"]
         return [*argv, "--", *(launch.argv(command, "exec") if launch else command)]
+
+
+NO_USERNS = ["--unshare-user", "--disable-userns", "--assert-userns-disabled"]
+"""No user namespace inside the run's own (bwrap 0.8 and later)."""
+
+
+def fds_of(argv: Sequence[str]) -> tuple[int, ...]:
+    """The descriptors bwrap's arguments name (the system call filter's)."""
+    return tuple(int(argv[n + 1]) for n, word in enumerate(argv[:-1]) if word == "--seccomp")
+
+
+@contextlib.contextmanager
+def _memfd(data: bytes):
+    """A descriptor of an unnamed file holding data, read from its start, closed after."""
+    fd = os.memfd_create("coder-bwrap", 0)
+    try:
+        os.write(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+        yield fd
+    finally:
+        os.close(fd)
 
 
 MOUNTS = ("/proc", "/dev", "/tmp", INSIDE)

@@ -17,6 +17,7 @@ from sandbox import tree
 from sandbox.base import Limits, Outcome
 from sandbox.cgroups import Group
 from sandbox.launch import Launch
+from sandbox.redaction import host_places, unhosted
 
 PR_SET_DUMPABLE = 4
 
@@ -59,7 +60,7 @@ class Rlimits:
                 pass_fds=launch.fds,
                 started=launch.handed_over,
             )
-            return launch.judged(outcome)
+            return unhosted(launch.judged(outcome), host_places(folder, "."))
 
 
 def _make_undumpable() -> None:

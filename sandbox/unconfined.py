@@ -11,6 +11,7 @@ from pathlib import Path
 from sandbox import tree
 from sandbox.base import Limits, Outcome
 from sandbox.launch import Launch
+from sandbox.redaction import host_places, unhosted
 
 
 class Unconfined:
@@ -45,4 +46,4 @@ class Unconfined:
                 pass_fds=launch.fds,
                 started=launch.handed_over,
             )
-            return launch.judged(outcome)
+            return unhosted(launch.judged(outcome), host_places(folder, "."))

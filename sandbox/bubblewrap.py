@@ -102,8 +102,8 @@ class Bubblewrap:
             contextlib.ExitStack() as fds,
         ):
             argv = self.argv(command, folder, Path(tmp), env, launch, shared)
-            if self.filtered:
-                rules = fds.enter_context(_memfd(seccomp.program()))
+            rules = fds.enter_context(_memfd(seccomp.program())) if self.filtered else None
+            if rules is not None:
                 argv[1:1] = ["--seccomp", str(rules)]
             # Its options name host folders: bwrap reads them from a descriptor (the command
             # must stay on its command line).
@@ -119,7 +119,7 @@ class Bubblewrap:
                 cgroups=self.cgroups,
                 kill=_kill,
                 cancel=cancel,
-                pass_fds=(*launch.fds, *fds_of(argv), words),
+                pass_fds=(*launch.fds, words, *([rules] if rules is not None else [])),
                 started=launch.handed_over,
             )
             return unhosted(launch.judged(outcome), host_places(folder, INSIDE, Path(tmp)))
@@ -154,11 +154,6 @@ class Bubblewrap:
 
 NO_USERNS = ["--unshare-user", "--disable-userns", "--assert-userns-disabled"]
 """No user namespace inside the run's own (bwrap 0.8 and later)."""
-
-
-def fds_of(argv: Sequence[str]) -> tuple[int, ...]:
-    """The descriptors bwrap's arguments name (the system call filter's)."""
-    return tuple(int(argv[n + 1]) for n, word in enumerate(argv[:-1]) if word == "--seccomp")
 
 
 @contextlib.contextmanager

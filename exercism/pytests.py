@@ -137,7 +137,7 @@ options and settings read, its plugins loaded, before it collects anything (whic
 solution). What fails before that is the harness's failure; what fails after it may be the
 solution's. The run's folder leaves the import path until then, so that no file there (a
 solution's `random.py`, say) is loaded by pytest's own imports. After ready it streams each
-test's outcome and the canaries' (see STREAM) on the same pipe, takes the test module's file
+test's outcome and the canaries' (see read_stream) on the same pipe, takes the test module's file
 off the disk once the solution starts to load, and fails an assertEqual on a value whose ==
 the solution wrote."""
 

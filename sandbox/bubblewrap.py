@@ -45,16 +45,17 @@ class Bubblewrap:
 
     kind = "bwrap"
 
-    def __init__(self, program: str, userns: bool = True):
+    def __init__(self, program: str, forbids_userns: bool = True):
         self.program = program
-        self.userns = userns
+        self.forbids_userns = forbids_userns
         """Whether bwrap forbids the run user namespaces of its own (--disable-userns)."""
         self.cgroups = Group.works()
         self.filtered = seccomp.supported()
+        """Whether the run gets the system call filter (one is made for this architecture)."""
         self.description = (
             "bubblewrap: new user, PID, network and IPC namespaces, read-only system folders,"
             " only the run's own folder writable"
-            + ("" if userns else " (this bwrap cannot forbid nested user namespaces)")
+            + ("" if forbids_userns else " (this bwrap cannot forbid nested user namespaces)")
             + (
                 "; no ptrace, namespaces, mounts or file watches (seccomp)"
                 if self.filtered
@@ -82,8 +83,8 @@ class Bubblewrap:
         nested = [program, *NO_USERNS, *probe[1:]]
         with contextlib.suppress(OSError, subprocess.TimeoutExpired):
             done = subprocess.run(nested, capture_output=True, timeout=30)
-            return cls(program, userns=done.returncode == 0)
-        return cls(program, userns=False)
+            return cls(program, forbids_userns=done.returncode == 0)
+        return cls(program, forbids_userns=False)
 
     def run(
         self,
@@ -136,7 +137,7 @@ class Bubblewrap:
         """The bwrap command line: namespaces, the read-only binds, the writable folder, then
         the command (through the launcher, when there is one)."""
         argv = [self.program, "--unshare-all", "--die-with-parent", "--new-session"]
-        argv += NO_USERNS if self.userns else []
+        argv += NO_USERNS if self.forbids_userns else []
         argv += ["--cap-drop", "ALL", "--hostname", "sandbox"]
         for path in SYSTEM + ETC:
             argv += ["--ro-bind-try", path, path]

@@ -55,13 +55,14 @@ def host_places(folder: Path, inside: str, tmp: Path | None = None) -> dict[str,
     found = {}
     for path, name in places.items():
         for form in (os.path.normpath(path), os.path.realpath(path)):
-            system = any(form == s or form.startswith(s + "/") for s in SYSTEM_FOLDERS[:-1])
+            system = any(form == s or form.startswith(s + "/") for s in SYSTEM_FOLDERS)
             if form != "/" and not system:
                 found.setdefault(form, name)
     return found
 
 
-SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc", "/opt", "/proc", "/dev", "/")
+SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+"""Folders no one owns: never named otherwise (a system Python's prefix is /usr)."""
 
 
 def hide_places(text: str, places: Mapping[str, str]) -> str:

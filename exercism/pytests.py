@@ -75,12 +75,21 @@ class Hide:
             for module in list(sys.modules.values()):
                 file = getattr(module, "__file__", None) or ""
                 if file.startswith(root + os.sep) and os.path.isfile(file):
-                    with open(file, encoding="utf-8", errors="replace") as f:
-                        lines = f.read().splitlines(keepends=True)
-                    linecache.cache[file] = (sum(map(len, lines)), None, lines, file)
-                    # Emptied, not removed: pytest checks the module came from that file.
-                    open(file, "w").close()
+                    hide(file)
         return None
+
+
+def hide(file):
+    try:
+        with open(file, encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines(keepends=True)
+        linecache.cache[file] = (sum(map(len, lines)), None, lines, file)
+        # Emptied, not removed (pytest checks the module came from that file); a copy made
+        # read-only (a candidate's) is the run's own to make writable.
+        os.chmod(file, os.stat(file).st_mode | 0o200)
+        open(file, "w").close()
+    except OSError:
+        pass
 
 
 def canary(item, fails):

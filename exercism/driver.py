@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from exercism.language import Verdict
 from sandbox import READY_VARIABLE, Outcome
 
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ class Steps:
             }
         )
 
-    def passed(self, language: Language, exercise: Exercise, folder: Path, run: Outcome) -> bool:
+    def judge(self, language: Language, exercise: Exercise, folder: Path, run: Outcome) -> Verdict:
         """Exit status 0 and the test runner's closing line in the output."""
         closing = language.passed is None or re.search(language.passed, run.output)
-        return run.status == 0 and bool(closing)
+        return Verdict(run.status == 0 and bool(closing))

@@ -25,9 +25,19 @@ class Runner(Protocol):
         """The command run in the run's folder; it says when it is ready (see Sandbox.run)."""
         ...
 
-    def passed(self, language: Language, exercise: Exercise, folder: Path, run: Outcome) -> bool:
-        """Whether the run shows every test passing."""
+    def judge(self, language: Language, exercise: Exercise, folder: Path, run: Outcome) -> Verdict:
+        """Whether the run shows every test passing, and if not, why (when it exited 0)."""
         ...
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a test run is a pass, and why not when that is not plain from its exit status."""
+
+    passed: bool
+    reason: str | None = None
+    """Why a run that exited with status 0 is no pass, for the output ("the tests' own checks
+    were disabled"); None: the output says it."""
 
 
 Prepare = Callable[[Path, Sequence["Exercise"], Callable[[str], None]], None]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from exercism.driver import Steps
 from exercism.exercise import Exercise, copy_to
-from exercism.language import Language
+from exercism.language import Language, Verdict
 from exercism.languages import get_language
 from exercism.prepare import default_cache, is_prepared
 from exercism.toolchain import ToolchainMissing, locate
@@ -117,9 +117,9 @@ def run_tests(
                 f" ({sandbox.kind} sandbox): {redact(outcome.not_started, setup.secrets)}"
             )
         try:
-            passed, refused = runner.passed(language, exercise, folder, outcome), None
+            verdict, refused = runner.judge(language, exercise, folder, outcome), None
         except Refused as exc:
-            passed, refused = False, str(exc)
+            verdict, refused = Verdict(False), str(exc)
     text = clean(outcome.output, folder, "/sandbox")
     for pattern in language.noise:
         text = re.sub(pattern, "", text)
@@ -127,13 +127,12 @@ def run_tests(
         text += f"\nThe tests were stopped: they passed the {_LIMITS[outcome.exceeded]}."
     elif refused:
         text += f"\n{refused}"
-    elif outcome.status == 0 and not passed:
-        text += (
-            "\nThe tests exited with status 0 but their report does not show every test passing."
-        )
+    elif outcome.status == 0 and not verdict.passed:
+        why = verdict.reason or "their report does not show every test passing"
+        text += f"\nThe tests exited with status 0 but {why}."
     timed_out = outcome.exceeded in ("time", "cpu")
     return TestRun(
-        passed,
+        verdict.passed,
         redact(text.strip(), setup.secrets),
         timed_out,
         outcome.seconds,

@@ -50,6 +50,9 @@ class Outcome:
     """Why the command never ran, as the run reported it (the sandbox did not start, the
     program could not be executed, or, when asked to say so, it ended before it was ready):
     a failure of the harness, not of the command; None when it ran."""
+    stream: str = ""
+    """What the command wrote on its report pipe after it said it was ready (a test runner's
+    account of each test as it ends); like its output, written by code that may be hostile."""
 
 
 class SandboxError(Exception):

@@ -1,6 +1,9 @@
 """The sandbox of choice on Linux: bubblewrap (`bwrap`) gives the run new user, PID, IPC, UTS,
-network and cgroup namespaces, a root file system of read-only system folders plus the one
-writable folder, no capabilities, and death with its parent."""
+network and cgroup namespaces (and no more user namespaces of its own, where bwrap can forbid
+them), a root file system of read-only system folders plus the one writable folder, no
+capabilities, a filter of system calls (sandbox/seccomp.py), and death with its parent. Its
+arguments, which name host folders, reach it through a descriptor, not its command line (which
+the run could read in /proc/1/cmdline)."""
 
 from __future__ import annotations
 
@@ -20,10 +23,11 @@ import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from sandbox import disk, tree
+from sandbox import disk, seccomp, tree
 from sandbox.base import Limits, Outcome, SandboxError
 from sandbox.cgroups import Group
 from sandbox.launch import Launch
+from sandbox.redaction import host_places, unhosted
 
 INSIDE = "/sandbox"
 """Where the run's folder appears inside the sandbox, and its working directory."""
@@ -49,12 +53,23 @@ class Bubblewrap:
 
     kind = "bwrap"
 
-    def __init__(self, program: str):
+    def __init__(self, program: str, forbids_userns: bool = True):
         self.program = program
+        self.forbids_userns = forbids_userns
+        """Whether bwrap forbids the run user namespaces of its own (--disable-userns)."""
         self.cgroups = Group.works()
+        self.filtered = seccomp.supported()
+        """Whether the run gets the system call filter (one is made for this architecture)."""
         self.description = (
             "bubblewrap: new user, PID, network and IPC namespaces, read-only system folders,"
-            " only the run's own folder writable; limits on the whole process tree"
+            " only the run's own folder writable"
+            + ("" if forbids_userns else " (this bwrap cannot forbid nested user namespaces)")
+            + (
+                "; no ptrace, namespaces, mounts or file watches (seccomp)"
+                if self.filtered
+                else "; NO system call filter on this architecture"
+            )
+            + "; limits on the whole process tree"
             + (" (cgroups)" if self.cgroups else " (watched every 50 ms)")
         )
 
@@ -74,7 +89,12 @@ class Bubblewrap:
         if done.returncode != 0:
             reason = done.stderr.strip() or f"exit status {done.returncode}"
             raise SandboxError(f"bubblewrap cannot make namespaces here: {reason}")
-        return cls(program)
+        # bwrap 0.8 and later, not setuid: the run may make no user namespace of its own.
+        nested = [program, *NO_USERNS, *probe[1:]]
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+            done = subprocess.run(nested, capture_output=True, timeout=30)
+            return cls(program, forbids_userns=done.returncode == 0)
+        return cls(program, forbids_userns=False)
 
     def run(
         self,
@@ -87,26 +107,37 @@ class Bubblewrap:
         shared: Sequence[Path] = (),
     ) -> Outcome:
         """Run command in the sandbox with folder bound writable at /sandbox."""
-        with Launch(ready, {"tasks": limits.processes} if _tasks_counted() else None) as launch:
+        with (
+            Launch(ready, {"tasks": limits.processes} if _tasks_counted() else None) as launch,
+            contextlib.ExitStack() as fds,
+        ):
             argv = self.argv(command, folder, limits, env, launch, shared)
             binds = needed(command, env, (folder,), shared)
+            rules = fds.enter_context(_memfd(seccomp.program())) if self.filtered else None
+            if rules is not None:
+                argv[1:1] = ["--seccomp", str(rules)]
+            # Its options name host folders: bwrap reads them from a descriptor (the command
+            # must stay on its command line).
+            end = argv.index("--")
+            options = b"".join(a.encode() + b"\0" for a in argv[1:end])
+            words = fds.enter_context(_memfd(options))
             inside = launch.env(env) | {"HOME": INSIDE, "TMPDIR": "/tmp"}
             if "PATH" in env:
                 inside["PATH"] = run_path(binds, env)
             watch = disk.Watch([folder], limits, _Mounts(limits))
             outcome = tree.run(
-                argv,
+                [self.program, "--args", str(words), *argv[end:]],
                 cwd=folder,
                 env=inside,
                 limits=limits,
                 cgroups=self.cgroups,
                 kill=_kill,
                 cancel=cancel,
-                pass_fds=launch.fds,
+                pass_fds=(*launch.fds, words, *([rules] if rules is not None else [])),
                 started=launch.handed_over,
                 watch=watch.exceeded,
             )
-            return launch.judged(outcome)
+            return unhosted(launch.judged(outcome), host_places(folder, INSIDE))
 
     def argv(
         self,
@@ -121,6 +152,7 @@ class Bubblewrap:
         and /dev/shm of bounded size, then the command (through the launcher, when there is
         one)."""
         argv = [self.program, "--unshare-all", "--die-with-parent", "--new-session"]
+        argv += NO_USERNS if self.forbids_userns else []
         argv += ["--cap-drop", "ALL", "--hostname", "sandbox"]
         for path in SYSTEM + ETC:
             argv += ["--ro-bind-try", path, path]
@@ -167,6 +199,22 @@ class _Mounts:
             self.init = int(children[0])
         found = [disk.mounted(f"/proc/{self.init}/root{t}", s) for t, s in self.sizes.items()]
         return [written for written in found if written is not None]
+
+
+NO_USERNS = ["--unshare-user", "--disable-userns", "--assert-userns-disabled"]
+"""No user namespace inside the run's own (bwrap 0.8 and later)."""
+
+
+@contextlib.contextmanager
+def _memfd(data: bytes):
+    """A descriptor of an unnamed file holding data, read from its start, closed after."""
+    fd = os.memfd_create("coder-bwrap", 0)
+    try:
+        os.write(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+        yield fd
+    finally:
+        os.close(fd)
 
 
 MOUNTS = ("/proc", "/dev", "/tmp", INSIDE)

@@ -2,7 +2,9 @@
 (keeper.py, run by this interpreter inside the sandbox) writes on a pipe that the sandbox
 started and whether the command could be executed, and a command that takes part writes when
 its own start-up is done. A run that never got that far failed for the harness's reasons,
-which its exit status and output cannot tell apart from the command's own failure."""
+which its exit status and output cannot tell apart from the command's own failure. What the
+command writes there after it is ready (a test runner's account of each test as it ends) is
+kept for the judge, read as it comes so that the pipe never fills."""
 
 from __future__ import annotations
 
@@ -11,11 +13,13 @@ import dataclasses
 import functools
 import json
 import os
+import select
 import sys
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from sandbox.base import Outcome
+from sandbox.base import MAX_OUTPUT, Outcome
 
 KEEPER = Path(__file__).with_name("keeper.py")
 READY_VARIABLE = "SANDBOX_READY_FD"
@@ -41,12 +45,17 @@ class Launch:
         """What the launcher enforces itself: tasks, parent, uid (see keeper.py)."""
         self.reader, self.writer = os.pipe()
         os.set_blocking(self.reader, False)
+        self.received = bytearray()
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
 
     def __enter__(self) -> Launch:
         return self
 
     def __exit__(self, *exc) -> None:
         self.handed_over()
+        self._finish()
         os.close(self.reader)
 
     @property
@@ -66,15 +75,21 @@ class Launch:
         return dict(env) | ({READY_VARIABLE: str(self.writer)} if self.ready else {})
 
     def judged(self, outcome: Outcome) -> Outcome:
-        """The outcome, with why the command never ran when the report says it did not (read
-        once every process of the run is gone)."""
-        return dataclasses.replace(outcome, not_started=self._reason(outcome))
+        """The outcome, with why the command never ran when the report says it did not, and
+        what the command wrote after it was ready (read once every process of the run is
+        gone)."""
+        report = self._report()
+        said = report[2:] if report[:2] == b"SR" else b""
+        return dataclasses.replace(
+            outcome,
+            not_started=self._reason(outcome, report),
+            stream=said.decode(errors="replace"),
+        )
 
-    def _reason(self, outcome: Outcome) -> str | None:
+    def _reason(self, outcome: Outcome, report: bytes) -> str | None:
         # Read in order, never searched: S from the launcher, then E and the reason from it
         # (the command never ran), or R from the command. Nothing that runs after R can be
         # believed, and nothing the command's solution does runs before it.
-        report = self._report()
         if not report.startswith(b"S"):
             return f"the sandbox did not start: {_said(outcome)}"
         if report[1:2] == b"E":
@@ -91,12 +106,31 @@ class Launch:
             os.close(self.writer)
             self.writer = -1
 
+    def _read(self) -> None:
+        """Keep what the run writes, up to MAX_OUTPUT bytes, until every writer is gone (or
+        the run is over and nothing more comes)."""
+        with contextlib.suppress(OSError):
+            while True:
+                readable, _, _ = select.select([self.reader], [], [], 0.2)
+                if not readable:
+                    if self._done.is_set():
+                        return
+                    continue
+                try:
+                    chunk = os.read(self.reader, 65536)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    return
+                self.received += chunk[: MAX_OUTPUT - len(self.received)]
+
+    def _finish(self) -> None:
+        self._done.set()
+        self._thread.join()
+
     def _report(self) -> bytes:
-        chunks = []
-        with contextlib.suppress(BlockingIOError, OSError):
-            while chunk := os.read(self.reader, 65536):
-                chunks.append(chunk)
-        return b"".join(chunks)
+        self._finish()
+        return bytes(self.received)
 
 
 def _said(outcome: Outcome) -> str:

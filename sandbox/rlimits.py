@@ -24,6 +24,7 @@ from sandbox import disk, scratch, tree
 from sandbox.base import Limits, Outcome
 from sandbox.cgroups import Group
 from sandbox.launch import Launch
+from sandbox.redaction import host_places, unhosted
 from sandbox.users import RunUser, reachable
 
 PR_SET_DUMPABLE = 4
@@ -124,7 +125,7 @@ class Rlimits:
                 watch=watch.exceeded,
                 held=user.held if user is not None else None,
             )
-            return launch.judged(outcome)
+            return unhosted(launch.judged(outcome), host_places(folder, "."))
 
 
 def _kill_session(session: int) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from sandbox import disk, scratch, tree
 from sandbox.base import Limits, Outcome
 from sandbox.launch import Launch
+from sandbox.redaction import host_places, unhosted
 
 
 class Unconfined:
@@ -49,4 +50,4 @@ class Unconfined:
                 started=launch.handed_over,
                 watch=watch.exceeded,
             )
-            return launch.judged(outcome)
+            return unhosted(launch.judged(outcome), host_places(folder, "."))

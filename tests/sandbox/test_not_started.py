@@ -140,3 +140,19 @@ def test_what_runs_after_ready_is_not_believed_even_through_a_parent(
     command = ["/bin/sh", "-c", f"{python(kind)} forge.py; exit 1"]
     outcome = get_sandbox(kind).run(command, tmp_path, Limits(), ENV, ready=True)
     assert outcome.not_started is None and outcome.status == 1, outcome
+
+
+def test_what_a_ready_command_streams_is_kept_and_never_fills_the_pipe(
+    kind: str, tmp_path: Path
+) -> None:
+    # Four times what a pipe holds: read as it comes, or the command would block until the
+    # limit on wall time.
+    code = (
+        f"import os; fd = int(os.environ['{READY_VARIABLE}']); os.write(fd, b'R')\n"
+        "for n in range(256): os.write(fd, b'line %04d ' % n + b'x' * 1014)\n"
+    )
+    outcome = get_sandbox(kind).run(
+        [sys.executable, "-c", code], tmp_path, Limits(seconds=30), ENV, ready=True
+    )
+    assert outcome.exceeded is None and outcome.not_started is None
+    assert len(outcome.stream) == 256 * 1024 and outcome.stream.startswith("line 0000 ")

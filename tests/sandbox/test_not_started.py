@@ -152,7 +152,7 @@ def test_what_a_ready_command_streams_is_kept_and_never_fills_the_pipe(
         "for n in range(256): os.write(fd, b'line %04d ' % n + b'x' * 1014)\n"
     )
     outcome = get_sandbox(kind).run(
-        [sys.executable, "-c", code], tmp_path, Limits(seconds=30), ENV, ready=True
+        [python(kind), "-c", code], tmp_path, Limits(seconds=30), ENV, ready=True
     )
     assert outcome.exceeded is None and outcome.not_started is None
     assert len(outcome.stream) == 256 * 1024 and outcome.stream.startswith("line 0000 ")

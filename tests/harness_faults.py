@@ -101,3 +101,18 @@ class Unrunnable:
         if self.runs > self.good:
             command = [self.missing, *command[1:]]
         return self.real.run(command, folder, limits, env, cancel, ready, shared)
+
+
+def fallback_kind():
+    """The fallback sandbox as a test parameter: skipped where, as root, its runs (each a user
+    of its own) cannot execute this interpreter (it lies in a folder closed to other users), as
+    run_tests would run it."""
+    import pytest
+
+    from sandbox.users import reachable
+
+    closed = reachable(Path(sys.executable)) if os.geteuid() == 0 else None
+    if closed is None:
+        return "rlimit"
+    reason = f"as root the fallback's runs cannot execute {sys.executable} ({closed} is closed)"
+    return pytest.param("rlimit", marks=pytest.mark.skip(reason=reason))

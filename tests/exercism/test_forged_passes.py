@@ -10,6 +10,7 @@ import pytest
 
 from exercism import Exercise, load, run_tests, testrun
 from sandbox import SandboxError, get_sandbox
+from tests.harness_faults import fallback_kind
 
 PRACTICE = Path(__file__).resolve().parent / "practice"
 WRONG = "def initials(name):\n    return ''\n"
@@ -97,7 +98,7 @@ def _kinds() -> list:
         kinds: list = ["bwrap"]
     except SandboxError as exc:
         kinds = [pytest.param("bwrap", marks=pytest.mark.skip(reason=str(exc)))]
-    return [*kinds, "rlimit"]
+    return [*kinds, fallback_kind()]
 
 
 @pytest.fixture(scope="module")

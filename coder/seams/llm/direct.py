@@ -192,7 +192,7 @@ def _failure(exc: Exception) -> Failure:
         return Failure("timeout", "no answer within the timeout")
     if isinstance(exc, OSError) and str(exc).startswith("Tunnel connection failed"):
         why = str(exc).split(": ", 1)[-1]
-        return Failure("unreachable", f"the proxy refused the tunnel: {why}")
+        return Failure("unreachable", f"the proxy would not open a tunnel: {why}")
     ssl = sys.modules.get("ssl")
     if ssl is not None and isinstance(exc, ssl.SSLError):
         return Failure("unreachable", f"TLS: {exc.reason or exc}")

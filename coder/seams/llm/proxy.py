@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
+from coder.errors import UsageError
+
 
 @dataclass(frozen=True)
 class Proxy:
@@ -34,7 +36,7 @@ class Unsupported(Exception):
 
 def for_url(url: str, environ: Mapping[str, str]) -> Proxy | None:
     """The proxy requests to url go through (None: straight to it). Unsupported for a proxy
-    that is not http://."""
+    that is not http://; UsageError for one whose port is not a number."""
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     chosen = _variable(environ, f"{scheme}_proxy") or _variable(environ, "all_proxy")
@@ -48,7 +50,7 @@ def for_url(url: str, environ: Mapping[str, str]) -> Proxy | None:
     try:
         port = proxy.port or 1080  # curl's default proxy port
     except ValueError:
-        raise Unsupported(f"the proxy {chosen!r} has a port that is not a number") from None
+        raise UsageError(f"the proxy {chosen!r} has a port that is not a number") from None
     authorization = None
     if proxy.username is not None:
         pair = f"{unquote(proxy.username)}:{unquote(proxy.password or '')}"

@@ -295,6 +295,8 @@ def test_which_proxy_a_url_goes_through() -> None:
     assert for_url("https://api.x.ai", {"https_proxy": "http://p:1", "NO_PROXY": "*"}) is None
     with pytest.raises(Unsupported):
         for_url("https://api.x.ai", {"https_proxy": "socks5://p:1"})
+    with pytest.raises(UsageError, match="port that is not a number"):
+        for_url("https://api.x.ai", {"https_proxy": "http://p:notaport"})
 
 
 class RecordingProxy:

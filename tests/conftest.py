@@ -25,6 +25,10 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect", connect)
     for key in KEYS:
         monkeypatch.setenv(key, "sk-test-guard-invalid")
+    # For coder started as a process of its own: an https:// request to a real provider goes
+    # to a proxy that is not there, and fails at once; servers on this machine are reached.
+    monkeypatch.setenv("https_proxy", "http://127.0.0.1:9")
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost,::1")
 
 
 settings.register_profile("long", max_examples=5_000, deadline=None)

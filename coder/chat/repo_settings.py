@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from coder.seams.llm.providers import BASE_VARIABLES
 from coder.seams.repo import Repo
 from coder.terminal import Terminal
 
@@ -25,7 +26,8 @@ HELD = {
 KEY = re.compile(r"[A-Z][A-Z0-9_]*_API_KEY")
 """The .env variables coder takes from a repository: provider keys."""
 BASE = re.compile(r"[A-Z][A-Z0-9_]*_(API_BASE|BASE_URL|API_URL)")
-"""The .env variables that say where a provider's requests go: held like api_base."""
+"""The .env variables that say where a provider's requests go: held like api_base (with every
+base-URL variable of the direct route's providers table, whatever its name)."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,7 @@ def read_dotenv(root: Path, environ: Mapping[str, str]) -> DotEnv:
             continue
         elif KEY.fullmatch(name):
             found.keys[name] = value
-        elif BASE.fullmatch(name):
+        elif BASE.fullmatch(name) or name in BASE_VARIABLES:
             found.bases[name] = value
         else:
             found.ignored.append(name)

@@ -1,5 +1,6 @@
-"""Models over the network: straight to an OpenAI-compatible server, or through litellm (which
-only `via_litellm` imports, lazily); get_model() chooses the route."""
+"""Models over the network: straight to a provider (a row of the providers table, or any
+OpenAI-compatible server), or through litellm (which only `via_litellm` imports, lazily);
+get_model() chooses the route."""
 
 from coder.seams.llm.direct import DirectModel
 from coder.seams.llm.routes import get_model, is_direct, preload_for

@@ -1,29 +1,25 @@
-"""Which way a model is reached: straight to an OpenAI-compatible server (`openai/NAME` with an
-API base: no litellm, no import to wait for), or through litellm (every other model, or any
-model when asked)."""
+"""Which way a model is reached: straight to its provider (a row of the providers table, by its
+prefix or a name it is known by, or an `openai/NAME` model with an API base: no litellm, no
+import to wait for), or through litellm (every other model, any model when asked, and a model
+behind a proxy the direct route does not speak to)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from urllib.parse import urlsplit
 
+from coder.seams.llm import proxy as proxies
 from coder.seams.llm import via_litellm as litellm_route
 from coder.seams.llm.direct import DirectModel
-from coder.seams.llm.settings import ModelSettings, resolve
+from coder.seams.llm.providers import Target, checked, target
+from coder.seams.llm.settings import ModelSettings
 from coder.seams.llm.via_litellm import LiteLLMModel
 from coder.seams.model import Model
 
-KEY = "OPENAI_API_KEY"
-"""The variable holding the key of an OpenAI-compatible server (as for litellm)."""
-
 
 def is_direct(name: str, api_base: str | None, environ: Mapping[str, str]) -> bool:
-    """True when requests to the model named go straight to its server: an `openai/` model
-    with an API base that no proxy setting in environ sends through a proxy."""
-    return (
-        resolve(name).startswith("openai/") and bool(api_base) and not _proxied(api_base, environ)
-    )
+    """True when requests to the model named go straight to its provider."""
+    return _direct(name, api_base, None, environ) is not None
 
 
 def get_model(
@@ -33,10 +29,13 @@ def get_model(
     on_retry: Callable[[str], None] | None = None,
 ) -> Model:
     """The model settings describe, on its route (through litellm when via_litellm says so);
-    the direct route takes the key from environ when settings have none."""
-    if not via_litellm and is_direct(settings.name, settings.api_base, environ):
-        key = settings.api_key or environ.get(KEY)
-        return DirectModel(replace(settings, api_key=key), on_retry)
+    the direct route takes the key and base URL from environ when settings have none."""
+    if not via_litellm:
+        found = _direct(settings.name, settings.api_base, settings.api_key, environ)
+        if found is not None:
+            where, proxy = found
+            direct = replace(settings, api_base=where.base_url, api_key=where.key)
+            return DirectModel(direct, on_retry, where.provider, proxy)
     return LiteLLMModel(settings, on_retry)
 
 
@@ -51,17 +50,16 @@ def preload_for(
     return bool(needed)
 
 
-def _proxied(url: str, environ: Mapping[str, str]) -> bool:
-    """True when a proxy variable (https_proxy, all_proxy, ...) applies to url: the direct
-    route does not speak to proxies, litellm (httpx) does."""
-    proxies = {
-        k.lower().removesuffix("_proxy"): v
-        for k, v in environ.items()
-        if v and k.lower().endswith("_proxy")
-    }
-    parts = urlsplit(url)
-    if not (proxies.get(parts.scheme) or proxies.get("all")):
-        return False
-    from urllib.request import proxy_bypass_environment
-
-    return not proxy_bypass_environment(parts.netloc, {"no": proxies.get("no", "")})
+def _direct(
+    name: str, api_base: str | None, api_key: str | None, environ: Mapping[str, str]
+) -> tuple[Target, proxies.Proxy | None] | None:
+    """Where the model named goes on the direct route and through which proxy; None when it
+    takes litellm's."""
+    where = target(name, api_base, api_key, environ)
+    if where is None:
+        return None
+    where = checked(where)
+    try:
+        return where, proxies.for_url(where.base_url, environ)
+    except proxies.Unsupported:
+        return None  # litellm (httpx) speaks to more kinds of proxy

@@ -12,8 +12,25 @@ from coder.seams.llm.failures import Failure
 
 MAX_ERROR_BODY = 65_536
 """Bytes of an error response read for its message."""
-_CONTEXT_WORDS = ("context length", "context window", "maximum context", "too many tokens")
-"""Words of a 400 that says the conversation is too long (as litellm reads them)."""
+_CONTEXT_WORDS = (
+    "context length",
+    "context window",
+    "maximum context",
+    "too many tokens",
+    "prompt is too long",
+)
+"""Words of a 400 that says the conversation is too long (as litellm reads them; the last is
+Anthropic's)."""
+_ERROR_TYPES = {
+    "authentication_error": "auth",
+    "permission_error": "auth",
+    "not_found_error": "not-found",
+    "rate_limit_error": "rate-limit",
+    "overloaded_error": "server",
+    "api_error": "server",
+    "invalid_request_error": "bad-request",
+}
+"""The kinds of Anthropic's error types, for an error event (which has no HTTP status)."""
 
 
 class Failed(Exception):
@@ -29,7 +46,7 @@ def read(response: http.client.HTTPResponse, answer: wire.Assembly) -> None:
     """Read a successful response into answer: a stream of events, or a whole answer from a
     server that does not stream."""
     if response.getheader("content-type", "").startswith("application/json"):
-        _take(_loads(response.read()), answer, whole=True)
+        _take(loads(response.read()), answer, whole=True)
         return
     for event in events(response):
         _take(event, answer)
@@ -52,7 +69,7 @@ def events(response) -> Iterator[dict]:
         payload, data = "\n".join(data), []
         if payload.strip() == "[DONE]":
             return
-        yield _loads(payload.encode())
+        yield loads(payload.encode())
     kind = response.getheader("content-type") or "no content type"
     if not seen and not kind.startswith("text/event-stream"):
         # An empty stream is an empty answer, as litellm takes it (llama.cpp's server sends
@@ -66,7 +83,7 @@ def events(response) -> Iterator[dict]:
             json.loads(payload)
         except ValueError:
             raise Failed(Failure("connection", "the stream ended inside an event")) from None
-        yield _loads(payload.encode())
+        yield loads(payload.encode())
 
 
 def _lines(response: http.client.HTTPResponse) -> Iterator[bytes]:
@@ -86,7 +103,8 @@ def _lines(response: http.client.HTTPResponse) -> Iterator[bytes]:
         yield b"".join(parts)
 
 
-def _loads(payload: bytes) -> dict:
+def loads(payload: bytes) -> dict:
+    """A JSON object sent by the server; Failed when it is not one or carries an error."""
     try:
         chunk = json.loads(payload)
     except ValueError:
@@ -164,6 +182,8 @@ def _kind(status: int | None, code: str, message: str) -> str:
         return "timeout"
     if status == 429 or "rate_limit" in code:
         return "rate-limit"
+    if status is None and code in _ERROR_TYPES:
+        return _ERROR_TYPES[code]
     if status is None or status >= 500:
         return "server"
     return "bad-request" if status >= 400 else "other"

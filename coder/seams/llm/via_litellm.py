@@ -1,8 +1,10 @@
-"""The route through litellm, for hosted models: the only module that imports litellm.
+"""The route through litellm, for the models the direct route does not reach (and any model with
+--via-litellm): the only module that imports litellm.
 
 litellm takes seconds to import. It is loaded once, when first needed; preload() starts that
 in a background thread (while the repository and files are read), and the first request waits
-for it. The direct route asks it for prices and context windows only when it is loaded anyway.
+for it. The direct route never loads it (it reads litellm's price map as data, in prices.py),
+but counts tokens with it when it is loaded anyway.
 """
 
 from __future__ import annotations

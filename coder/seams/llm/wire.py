@@ -3,31 +3,40 @@ back together (text, function calls assembled by index, finish reason, usage).""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
+from coder.seams.llm.providers import Quirks
 from coder.seams.llm.settings import ModelSettings
 from coder.seams.model import Completion, Request, Usage
 from editformats import ToolCall
 
 
-def body(model: str, request: Request, settings: ModelSettings) -> dict:
+def body(
+    model: str, request: Request, settings: ModelSettings, quirks: Quirks | None = None
+) -> dict:
     """The OpenAI chat-completions body of request: streamed, with the usage at the end; one
-    tool is forced unless the request chooses otherwise."""
+    tool is forced unless the request chooses otherwise. quirks (the direct route's) leave out
+    or rename what the provider rejects; litellm makes its own."""
+    quirks = quirks or Quirks()
+    reasoning = bool(quirks.reasoning and re.match(quirks.reasoning, model))
     data: dict = {
         "model": model,
         # An empty content beside function calls is left out, as litellm leaves it out.
         "messages": [
             {k: v for k, v in m.to_dict().items() if v is not None} for m in request.messages
         ],
-        "temperature": request.temperature,
         "stream": True,
-        "stream_options": {"include_usage": True},
     }
-    if request.seed is not None:
-        data["seed"] = request.seed
+    if not reasoning:  # a reasoning model takes only its default temperature
+        data["temperature"] = request.temperature
+    if quirks.stream_options:
+        data["stream_options"] = {"include_usage": True}
+    if request.seed is not None and quirks.seed:
+        data[quirks.seed] = request.seed
     limits = [n for n in (request.max_tokens, settings.max_tokens) if n]
     if limits:
-        data["max_tokens"] = min(limits)
+        data["max_completion_tokens" if reasoning else "max_tokens"] = min(limits)
     if request.tools:
         data["tools"] = list(request.tools)
         if request.tool_choice is not None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from ..fake_anthropic import FakeAnthropic
 from ..fake_openai import FakeOpenAI, Text
 from ..gitrepo import make_repo
 
@@ -60,6 +61,23 @@ def test_a_provider_address_in_dotenv_gets_nothing_without_leave(repo: Path) -> 
         )
     assert elsewhere.requests == []
     assert "Not used: .env sets OPENAI_API_BASE" in done.stderr
+
+
+def test_a_hosted_providers_base_url_in_dotenv_gets_nothing_without_leave(repo: Path) -> None:
+    """The direct route reads each provider's base-URL variable (ANTHROPIC_BASE_URL here):
+    from a repository's .env it waits for leave like every provider address; the user's own
+    variable is used, with the user's key."""
+    with (
+        FakeAnthropic([Text(EDIT), Text("msg")]) as elsewhere,
+        FakeAnthropic([Text(EDIT), Text("Change A")]) as mine,
+    ):
+        (repo / ".env").write_text(f"ANTHROPIC_BASE_URL={elsewhere.base_url}\n")
+        env = {"ANTHROPIC_API_KEY": "sk-mine", "ANTHROPIC_API_BASE": mine.base_url}
+        done = coder(repo, "--model", "sonnet", "-m", "go", "a.py", env=env)
+    assert elsewhere.requests == []
+    assert "Not used: .env sets ANTHROPIC_BASE_URL" in done.stderr
+    assert done.returncode == 0, done.stderr
+    assert [h["x-api-key"] for h in mine.headers] == ["sk-mine", "sk-mine"]
 
 
 def test_the_repositorys_api_base_and_commands_wait_for_leave(repo: Path) -> None:

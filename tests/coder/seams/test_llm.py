@@ -237,16 +237,20 @@ def test_the_route_taken() -> None:
     direct = ModelSettings("openai/m", "http://127.0.0.1:1/v1")
     assert isinstance(get_model(direct, {}), DirectModel)
     assert isinstance(get_model(direct, {}, via_litellm=True), LiteLLMModel)
-    assert isinstance(get_model(ModelSettings("openai/m"), {}), LiteLLMModel)
-    assert isinstance(get_model(ModelSettings("sonnet", "http://127.0.0.1:1"), {}), LiteLLMModel)
+    for hosted in ("openai/m", "gpt-4o", "sonnet", "claude-haiku-4-5", "deepseek", "gemini"):
+        assert isinstance(get_model(ModelSettings(hosted), {}), DirectModel), hosted
+    for other in ("ollama/llama3", "azure/gpt-4o", "bedrock/claude", "my-model"):
+        assert isinstance(get_model(ModelSettings(other), {}), LiteLLMModel), other
     keyed = get_model(direct, {"OPENAI_API_KEY": "sk-env"})
     assert keyed.settings.api_key == "sk-env"
     assert get_model(
         ModelSettings("openai/m", direct.api_base, "sk-flag"), {}
     ).settings.api_key == ("sk-flag")
-    proxied = {"HTTP_PROXY": "http://proxy:3128"}
-    assert isinstance(get_model(direct, proxied), LiteLLMModel)
-    assert isinstance(get_model(direct, proxied | {"no_proxy": "127.0.0.1"}), DirectModel)
+    # A proxy the direct route speaks to keeps it; another kind sends the model to litellm.
+    assert get_model(direct, {"HTTP_PROXY": "http://proxy:3128"}).proxy.port == 3128
+    socks = {"all_proxy": "socks5://proxy:1080"}
+    assert isinstance(get_model(direct, socks), LiteLLMModel)
+    assert isinstance(get_model(direct, socks | {"no_proxy": "127.0.0.1"}), DirectModel)
 
 
 def test_aliases_and_lazy_import() -> None:
@@ -289,7 +293,7 @@ def test_preloading_imports_litellm_in_the_background_for_the_models_needing_it(
         "base = 'http://127.0.0.1:1/v1'\n"
         "print(preload_for(['openai/m'], base, {}, False), via_litellm.loaded())\n"
         "assert 'litellm' not in sys.modules\n"
-        "print(preload_for(['openai/m', 'sonnet'], base, {}, False))\n"
+        "print(preload_for(['sonnet', 'ollama/llama3'], base, {}, False))\n"
         "via_litellm.preload()\n"
         "names = [t.name for t in threading.enumerate()]\n"
         "print(names.count('import litellm'), via_litellm.load().__name__,"

@@ -64,6 +64,8 @@ def test_a_deep_tree_left_by_the_tests_is_removed(repo: Path, tmp_path: Path) ->
     nest = 'import os; [os.mkdir("a") or os.chdir("a") for _ in range(3000)]'
     deep = f"{sys.executable} -c '{nest}'"
     out = chat_test(repo, f"{deep}; exit 1", tmp)
-    assert "(exit status 1, in a sandboxed copy of the files)" in out, out
+    # It ends, or is stopped for nesting folders too deep (the limit on files): either way the
+    # chat goes on, and the copy is gone.
+    assert ", in a sandboxed copy of the files)" in out, out
     assert "Error" not in out, out
     assert os.listdir(tmp) == []

@@ -33,3 +33,22 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 
 settings.register_profile("long", max_examples=5_000, deadline=None)
 """`pytest --hypothesis-profile=long`: the property and fuzz tests with 5,000 examples each."""
+
+
+@pytest.fixture
+def ctrl_c():
+    """Ctrl-C as Python handles it by default in this (main) thread: whatever an earlier test
+    or library left (another handler, the signal blocked), a test that sends itself SIGINT
+    gets a KeyboardInterrupt."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("SIGINT reaches only the main thread, and this test does not run there")
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    blocked = signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        signal.signal(signal.SIGINT, previous)

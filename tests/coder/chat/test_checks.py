@@ -119,7 +119,7 @@ def test_a_parse_that_never_ends_is_cut_short_and_said(
     )
 
 
-def test_ctrl_c_during_a_check_ends_everything_it_started(tmp_path: Path) -> None:
+def test_ctrl_c_during_a_check_ends_everything_it_started(tmp_path: Path, ctrl_c) -> None:
     import threading
 
     marker = tmp_path / "alive"

@@ -278,7 +278,7 @@ def test_a_refinement_that_adds_nothing_is_invalid_and_no_vote(root: Path) -> No
     assert sorted(c.votes for c in made.distinct) == [1, 1]
 
 
-def test_ctrl_c_stops_every_test_run_at_once(tmp_path: Path) -> None:
+def test_ctrl_c_stops_every_test_run_at_once(tmp_path: Path, ctrl_c) -> None:
     import os
     import signal
     import threading
@@ -296,7 +296,9 @@ def test_ctrl_c_stops_every_test_run_at_once(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("together", [True, False], ids=["candidates", "one-run"])
-def test_ctrl_c_during_test_runs_ends_everything_they_started(tmp_path: Path, together) -> None:
+def test_ctrl_c_during_test_runs_ends_everything_they_started(
+    tmp_path: Path, together, ctrl_c
+) -> None:
     """The test command runs in a session of its own, which the terminal's Ctrl-C does not
     reach: whether the runs go together (candidates) or one alone (/rtc's tests, say), Ctrl-C
     kills every process they started."""

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from benchmark import charts, determinism
 from benchmark.correlation import correlation, described
+from benchmark.model_names import short_names
 from coder.errors import UsageError
 
 CHART_SUFFIXES = (".png", ".svg")
@@ -160,41 +161,6 @@ def _table(runs: list[Run], names: dict[str, str]):
         legend.append(Text("models:"))
         legend += [Text(f"  {short}  {full}", overflow="fold") for short, full in shortened]
     return Group(table, *legend)
-
-
-MODEL_WIDTH = 18
-"""The longest model name the table shows whole; longer ones are shortened, the full name in
-the legend."""
-
-
-def short_model(name: str) -> str:
-    """The model name as the table shows it: without its provider path when that is too long,
-    then with its middle left out (widths in terminal cells)."""
-    from rich.cells import cell_len, chop_cells
-
-    if cell_len(name) <= MODEL_WIDTH:
-        return name
-    name = name.rsplit("/", 1)[-1]
-    if cell_len(name) <= MODEL_WIDTH:
-        return name
-    half = (MODEL_WIDTH - 1) // 2
-    head = chop_cells(name, half)[0]
-    tail = chop_cells(name[::-1], MODEL_WIDTH - 1 - half)[0][::-1]
-    return f"{head}…{tail}"
-
-
-def short_names(models: list[str]) -> dict[str, str]:
-    """Each model's short name, numbered where two would read the same."""
-    from rich.cells import chop_cells
-
-    shorts = {m: short_model(m) for m in dict.fromkeys(models)}
-    clashes = [s for s in shorts.values() if list(shorts.values()).count(s) > 1]
-    seen: dict[str, int] = {}
-    for model, short in shorts.items():
-        if short in clashes:
-            seen[short] = seen.get(short, 0) + 1
-            shorts[model] = f"{chop_cells(short, MODEL_WIDTH - 3)[0]}#{seen[short]}"
-    return shorts
 
 
 def _errors(summary: dict) -> str:

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from coder import prompt
-from coder.chat import architect, checks, usage
+from coder.chat import checks, usage
+from coder.chat.architect import turn as architect_turn
 from coder.chat.commit_message import write_commit_message
 from coder.chat.landing import Landing, files_after
 from coder.chat.transcript import append_messages
@@ -85,7 +86,7 @@ class Session:
         with --rtc, then check the edit's round trip. In architect mode (the config's, unless
         architect says otherwise), the main model plans and the editor model edits."""
         if self.config.architect if architect is None else architect:
-            return self._architect_turn(text)
+            return architect_turn(self, text)
         originals: dict[str, str | None] = {}
 
         def one(message: str) -> TurnOutcome:
@@ -97,31 +98,13 @@ class Session:
         outcome = one(text)
         if not self.config.dry_run:
             check = lambda changed: checks.after_edit(  # noqa: E731
-                self.config, self.ws, self.terminal, self._tests, changed, originals
+                self.config, self.ws, self.terminal, self.tests, changed, originals
             )
             limit = self.config.max_reflections
             outcome = checks.reflect(outcome, check, one, limit, self.terminal)
         if self.config.rtc and outcome.changed and not self.config.dry_run:
             self.round_trip()
         return outcome
-
-    def _architect_turn(self, text: str) -> TurnOutcome:
-        """One request in architect mode: the main model's plan, then the edit it describes,
-        written by the editor model. The user sees both replies."""
-        self.terminal.say(f"Architect ({self.model.name}) plans the change:")
-        plan = self.converse(text, architect.ARCHITECT_SYSTEM, "architect")
-        if plan.interrupted:
-            return TurnOutcome(interrupted=True)
-        if not plan.text.strip():
-            self.terminal.error(
-                "The architect's reply is empty: there is nothing for the editor to do."
-            )
-            return TurnOutcome(failed=True)
-        editor = self.editor_model or self.model
-        self.terminal.say(f"Editor ({editor.name}) writes the edit:")
-        with self.using(editor):
-            request = architect.EDITOR_REQUEST.format(plan=plan.text.strip())
-            return self.turn(request, architect=False)
 
     def _one_turn(self, text: str) -> TurnOutcome:
         """One request and its reflections. Interrupted after some edits were written, it
@@ -152,7 +135,7 @@ class Session:
             raise CoderError("there is no edit to check yet: /rtc checks the last edit coder made")
         settings = replace(self.config.rtc_settings, with_request=with_request)
         self.terminal.say(f"Round-trip check of the last edit, {settings.samples} descriptions...")
-        behaviour = checks.behaviour(self.ws.root, self._tests(), self.last_edit)
+        behaviour = checks.behaviour(self.ws.root, self.tests(), self.last_edit)
         report = rtc.check(self.model, self.fmt, self.last_edit, settings, behaviour)
         self.usage += report.usage
         rtc.show(self.terminal, report)
@@ -167,7 +150,7 @@ class Session:
                 completion = self._request_candidates(message)
             else:
                 kind = "edit" if attempt == 0 else "reflection"
-                completion = self._call(self._build(message, kind))
+                completion = self._call(self.build(message, kind))
             self._replies += 1
             calls = with_ids(completion.tool_calls, f"coder_call_{self._replies}")
             completion = replace(completion, tool_calls=calls)
@@ -266,7 +249,8 @@ class Session:
         finally:
             self.model = main
 
-    def _build(self, message: str, kind: str = "edit") -> Request:
+    def build(self, message: str, kind: str = "edit") -> Request:
+        """The request for message: the history, the files, the map, and the format's tool."""
         tools = (self.fmt.tool,) if self.fmt.tool else ()
         return Request(self._messages(message), tools=tools, kind=kind)
 
@@ -308,35 +292,34 @@ class Session:
 
     def _request_candidates(self, message: str) -> Completion:
         """Several candidates at once; the selector's choice is the reply the turn goes on with."""
-        n = self.config.candidates
-        self.terminal.say(f"Asking {self.model.name} for {n} candidates...")
+        config, terminal = self.config, self.terminal
+        terminal.say(f"Asking {self.model.name} for {config.candidates} candidates...")
         setup = selection.Setup(
             self.model,
             self.fmt,
             self.ws,
             self.files,
             self.read_only,
-            tests=self._tests() if self.config.candidate_tests else None,
-            refine=self.config.refine,
-            plan=self.config.plan,
-            diverse=self.config.diverse,
+            tests=self.tests() if config.candidate_tests else None,
+            refine=config.refine,
+            plan=config.plan,
+            diverse=config.diverse,
         )
         try:
-            made = selection.make(setup, self._build(message), message, n)
+            made = selection.make(setup, self.build(message), message, config.candidates)
         except KeyboardInterrupt:
             return Completion(interrupted=True)
         self.usage += made.usage
-        self.terminal.say(usage.reply_line(made.usage, self.usage))
-        selection.show(self.terminal, made)
+        terminal.say(usage.reply_line(made.usage, self.usage))
+        selection.show(terminal, made)
         self.selection = made
         self.selections.append(made)
-        completion = made.completion
-        self.terminal.start_reply()
-        self.terminal.stream(completion.text)
-        self.terminal.end_reply()
-        return completion
+        terminal.start_reply()
+        terminal.stream(made.completion.text)
+        terminal.end_reply()
+        return made.completion
 
-    def _tests(self) -> selection.TestSetup | None:
+    def tests(self) -> selection.TestSetup | None:
         """How the test command runs on versions of the files; None without one."""
         return checks.test_setup(self.config, self.ws, self.repo)
 

@@ -11,13 +11,10 @@ An HTTP error comes in Anthropic's error shape (529 is overloaded_error).
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler
 
 from . import anthropic_rules
-from .fake_openai import Calls, Raw, Stall, Status, _Server
+from .fake_server import Calls, Handler, Raw, Scripted, Status
 
 ERROR_TYPES = {
     400: "invalid_request_error",
@@ -34,35 +31,17 @@ USAGE = (11, 7)
 """Input and output tokens of every answer (as fake_openai's)."""
 
 
-class FakeAnthropic:
+class FakeAnthropic(Scripted):
     """`with FakeAnthropic([Text("hi")]) as server:` serves server.base_url (a host, as
     ANTHROPIC_BASE_URL is) until the block ends."""
 
     def __init__(self, script: list | Callable[[dict], object]):
-        self.script = script if callable(script) else list(script)
-        self.requests: list[dict] = []
-        self.headers: list[dict[str, str]] = []
-        """The headers of each request, names in lower case, and its path under ":path"."""
-        self.rejected: list[dict] = []
-        self._lock = threading.Lock()
-        self._server = _Server(("127.0.0.1", 0), _handler(self))
-        self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def __enter__(self) -> FakeAnthropic:
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__(script, _handler(self))
 
     def next_step(self, body: dict, headers: dict[str, str]):
         """The step answering a request: its rejection when it breaks a rule, else the next of
         the script (or what the script's callable makes of the body)."""
-        with self._lock:
-            self.requests.append(body)
-            self.headers.append(headers)
-            number = len(self.requests)
+        number = self.record(body, headers)
         if headers[":path"].partition("?")[0] != "/v1/messages":
             return number, Status(404, body=_error(404, "Not Found"))
         try:
@@ -70,11 +49,7 @@ class FakeAnthropic:
         except anthropic_rules.Rejected as exc:
             self.rejected.append(exc.body)
             return number, Status(exc.status, body=exc.body)
-        if callable(self.script):
-            return number, self.script(body)
-        with self._lock:
-            assert self.script, f"the fake server got an unexpected request #{number}"
-            return number, self.script.pop(0)
+        return number, self.scripted(number, body)
 
 
 def _error(status: int, message: str) -> dict:
@@ -82,45 +57,28 @@ def _error(status: int, message: str) -> dict:
     return {"type": "error", "error": {"type": kind, "message": message}}
 
 
-def _handler(fake: FakeAnthropic):
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args) -> None:
-            pass
+def _handler(server: FakeAnthropic) -> type:
+    class AnthropicHandler(Handler):
+        fake = server
+        always = (("request-id", "req_fake"),)
 
         def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-            headers = {k.lower(): v for k, v in self.headers.items()} | {":path": self.path}
-            number, step = fake.next_step(body, headers)
-            if isinstance(step, Stall):
-                time.sleep(step.seconds)
-                step = step.then
+            body, number, step = self.step()
             if isinstance(step, Status):
                 data = step.body or _error(step.code, step.message)
-                self._send(step.code, json.dumps(data).encode(), "application/json", step.headers)
+                self.send(step.code, json.dumps(data).encode(), "application/json", step.headers)
                 return
             if isinstance(step, Raw):
-                self._send(200, step.data, step.content_type)
+                self.send(200, step.data, step.content_type)
                 return
             events = _events(step, body, number)
             if not body.get("stream"):
-                self._send(200, json.dumps(_whole(events)).encode(), "application/json")
+                self.send(200, json.dumps(_whole(events)).encode(), "application/json")
                 return
             data = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
-            self._send(200, data.encode(), "text/event-stream")
+            self.send(200, data.encode(), "text/event-stream")
 
-        def _send(self, code: int, data: bytes, kind: str, headers=()) -> None:
-            self.send_response(code)
-            self.send_header("Content-Type", kind)
-            self.send_header("request-id", "req_fake")
-            for name, value in headers:
-                self.send_header(name, value)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-    return Handler
+    return AnthropicHandler
 
 
 def _events(step, body: dict, number: int) -> list[dict]:

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -37,7 +35,9 @@ from tests.perf.oneshot_latency import (  # noqa: E402
     COMMIT,
     REPLIES,
     REQUEST,
-    report,
+    interleaved,
+    program_options,
+    programs_of,
     repository,
 )
 
@@ -110,41 +110,15 @@ def one_run(tool: str, program: str, model: str) -> tuple[float | None, str, str
 
 def bench(model: str, programs: dict[str, str], runs: int) -> None:
     print(f"Model {model}: its base URL at a local fake, {runs} runs each")
-    for tool, program in programs.items():
-        one_run(tool, program, model)  # untimed: warms the file cache
-    times: dict[str, list[float]] = {tool: [] for tool in programs}
-    failures: dict[str, list[str]] = {tool: [] for tool in programs}
-    lasts: dict[str, str] = {}
-    for _ in range(runs):
-        for tool, program in programs.items():
-            took, why, lasts[tool] = one_run(tool, program, model)
-            if took is None:
-                failures[tool].append(why)
-            else:
-                times[tool].append(took)
-    for tool in programs:
-        report(tool, times[tool], failures[tool])
-        print(f"    says: {lasts[tool]}")
-    if times["coder"] and times.get("aider"):
-        ratio = statistics.median(times["coder"]) / statistics.median(times["aider"])
-        print(f"  ratio coder/aider (medians): {ratio:.2f}")
+    interleaved(programs, runs, lambda tool, program: one_run(tool, program, model))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
+    program_options(parser)
     parser.add_argument("--model", choices=[*MODELS, "both"], default="both")
-    parser.add_argument("--aider", default="/work/aider-venv/bin/aider")
-    default_coder = shutil.which("coder") or str(Path(sys.executable).with_name("coder"))
-    parser.add_argument("--coder", default=default_coder)
     args = parser.parse_args()
-    programs = {"coder": args.coder}
-    if Path(args.aider).is_file():
-        version = subprocess.run([args.aider, "--version"], capture_output=True, text=True)
-        print(f"{version.stdout.strip()} at {args.aider}")
-        programs["aider"] = args.aider
-    else:
-        print(f"aider: {args.aider} is not there; timing coder alone (see --aider)")
+    programs = programs_of(args)
     for model in MODELS if args.model == "both" else [args.model]:
         bench(model, programs, args.runs)
 

@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -175,32 +176,45 @@ def bench(route: str, programs: dict[str, str], runs: int) -> None:
     model, flags = ROUTES[route]
     how = " ".join([model, *flags])
     print(f"Route {route}: {how} against the fake server, {runs} runs each")
+    interleaved(programs, runs, lambda tool, program: one_run(tool, program, route))
+
+
+def interleaved(programs: dict[str, str], runs: int, one: Callable[[str, str], tuple]) -> None:
+    """Each program's run (one(tool, program) -> seconds or None, why it failed, and maybe
+    what it said last), taking turns run by run after one untimed run each (it warms the
+    file cache); printed: each program's figures, what it said last, and the medians' ratio."""
     for tool, program in programs.items():
-        one_run(tool, program, route)  # untimed: warms the file cache
+        one(tool, program)
     times: dict[str, list[float]] = {tool: [] for tool in programs}
     failures: dict[str, list[str]] = {tool: [] for tool in programs}
+    said: dict[str, str] = {}
     for _ in range(runs):
         for tool, program in programs.items():
-            took, why = one_run(tool, program, route)
+            took, why, *last = one(tool, program)
+            said[tool] = last[0] if last else ""
             if took is None:
                 failures[tool].append(why)
             else:
                 times[tool].append(took)
     for tool in programs:
         report(tool, times[tool], failures[tool])
+        if said[tool]:
+            print(f"    says: {said[tool]}")
     if times["coder"] and times.get("aider"):
         ratio = statistics.median(times["coder"]) / statistics.median(times["aider"])
         print(f"  ratio coder/aider (medians): {ratio:.2f}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def program_options(parser: argparse.ArgumentParser) -> None:
+    """--runs, --aider and --coder, as both latency benchmarks take them."""
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--route", choices=[*ROUTES, "both"], default="both")
     parser.add_argument("--aider", default="/work/aider-venv/bin/aider")
     default_coder = shutil.which("coder") or str(Path(sys.executable).with_name("coder"))
     parser.add_argument("--coder", default=default_coder)
-    args = parser.parse_args()
+
+
+def programs_of(args: argparse.Namespace) -> dict[str, str]:
+    """The tools to time: coder, and aider when it is there (its version printed)."""
     programs = {"coder": args.coder}
     if Path(args.aider).is_file():
         version = subprocess.run([args.aider, "--version"], capture_output=True, text=True)
@@ -208,6 +222,15 @@ def main() -> None:
         programs["aider"] = args.aider
     else:
         print(f"aider: {args.aider} is not there; timing coder alone (see --aider)")
+    return programs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    program_options(parser)
+    parser.add_argument("--route", choices=[*ROUTES, "both"], default="both")
+    args = parser.parse_args()
+    programs = programs_of(args)
     for route in ROUTES if args.route == "both" else [args.route]:
         bench(route, programs, args.runs)
 

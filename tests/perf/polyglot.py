@@ -7,10 +7,13 @@
    at most +15% per language.
 3. The whole oracle run, `benchmark --model oracle --threads 2` on every exercise: its wall
    time, and every exercise passing at try 1 (in each format asked for).
+4. With --retry-sample N, the wrong-then-right model (`--model oracle-retry`: a wrong answer
+   first, the reference solution at try 2) on the first N exercises of each language: the pass
+   rate after each try per language (0% then 100% expected).
 
 Run: python tests/perf/polyglot.py [--exercises-dir DIR] [--per-language 4]
-     [--formats whole,diff] [--skip-prepare --cache-dir DIR] [--skip-oracle]
-     [--languages go,rust]
+     [--formats whole,diff] [--skip-prepare --cache-dir DIR] [--skip-overhead]
+     [--skip-oracle] [--languages go,rust] [--retry-sample N]
 """
 
 from __future__ import annotations
@@ -141,6 +144,24 @@ def oracle_run(exercises_dir: Path, cache: Path, formats: list[str]) -> None:
                 )
 
 
+def retry_run(exercises_dir: Path, cache: Path, sample: int) -> None:
+    """The wrong-then-right model on the first `sample` exercises of each language."""
+    print(f"\noracle-retry, whole, the first {sample} exercises of each language:")
+    with tempfile.TemporaryDirectory(prefix="coder-polyglot-retry-") as runs:
+        for language in polyglot.chosen(exercises_dir, None):
+            argv = ["--exercises-dir", str(exercises_dir), "--cache-dir", str(cache)]
+            argv += ["--runs-dir", runs, "--quiet", "--model", "oracle-retry", "--threads", "2"]
+            argv += ["--languages", language, "--num-tests", str(sample)]
+            assert cli.main(argv) == 0
+            (summary,) = Path(runs).glob(f"*--{language}/summary.json")
+            figures = json.loads(summary.read_text())
+            print(
+                f"  {language:<11} {figures['selected']} exercises: {figures['pass_rate_1']}%"
+                f" after try 1, {figures['pass_rate_2']}% after try 2",
+                flush=True,
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--exercises-dir", type=Path, default=DEFAULT)
@@ -149,15 +170,20 @@ def main() -> None:
     parser.add_argument("--formats", default="whole")
     parser.add_argument("--languages", help="the overhead of these only (comma-separated)")
     parser.add_argument("--skip-prepare", action="store_true")
+    parser.add_argument("--skip-overhead", action="store_true")
     parser.add_argument("--skip-oracle", action="store_true")
+    parser.add_argument("--retry-sample", type=int, default=0, metavar="N")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="coder-polyglot-cache-") as fresh:
         cache = args.cache_dir or Path(fresh)
         if not args.skip_prepare:
             prepare_all(args.exercises_dir, cache)
-        overhead(args.exercises_dir, cache, args.per_language, args.languages)
+        if not args.skip_overhead:
+            overhead(args.exercises_dir, cache, args.per_language, args.languages)
         if not args.skip_oracle:
             oracle_run(args.exercises_dir, cache, args.formats.split(","))
+        if args.retry_sample:
+            retry_run(args.exercises_dir, cache, args.retry_sample)
     print(f"\n(machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f})", file=sys.stderr)
 
 

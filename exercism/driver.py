@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from exercism import canary
 from exercism.language import Verdict
 from sandbox import READY_VARIABLE, Outcome
 
@@ -83,12 +84,15 @@ class Steps:
     def spec(self, language: Language, exercise: Exercise, cache: Path) -> str:
         """What the driver runs, as JSON: {cache} filled in here, {here} inside the sandbox."""
         fill = lambda text: text.replace("{cache}", str(cache))  # noqa: E731
+        env = {k: fill(v) for k, v in language.env.items()}
+        if language.canary is not None:
+            env[canary.FILE_VARIABLE] = f"{{here}}/{canary.FILE}"
         return json.dumps(
             {
                 "cwd": exercise.name if language.nested else ".",
                 "probe": [fill(w) for w in language.probe],
                 "steps": [[fill(w) for w in step] for step in language.steps],
-                "env": {k: fill(v) for k, v in language.env.items()},
+                "env": env,
             }
         )
 

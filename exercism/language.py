@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 from sandbox import Limits, Outcome
 
 if TYPE_CHECKING:
+    from exercism.canary import Canary
     from exercism.exercise import Exercise
 
 NO_NEEDS = Limits(**{f.name: 0 for f in dataclasses.fields(Limits)})
@@ -87,6 +88,9 @@ class Language:
     passed: str | None = None
     """A pattern the output must match, beside exit status 0, for a pass: the test runner's
     own closing line (a solution that exits early with 0 does not print it)."""
+    canary: Canary | None = None
+    """The harness's last test, which must have run for a pass (exercism/canary.py); None:
+    the runner watches the tests itself (Python)."""
     compile_error: str = r"SyntaxError"
     """A pattern of the output of a solution that does not parse or compile, counted apart."""
     noise: tuple[str, ...] = ()

@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from exercism import canary
 from exercism.driver import Steps
 from exercism.exercise import Exercise, copy_to
 from exercism.language import Language, Verdict
@@ -108,6 +109,9 @@ def run_tests(
     limits = language.limits(setup.limits)
     with _scratch() as scratch:
         folder = _prepared(exercise, language, solution, scratch, cache)
+        last = _last_test(exercise, language, folder)
+        if last is not None:
+            env[canary.TOKEN_VARIABLE] = last[0]
         runner = language.runner or STEPS
         command = runner.command(language, exercise, cache)
         outcome = sandbox.run(command, folder, limits, env, ready=True, shared=shared)
@@ -118,6 +122,8 @@ def run_tests(
             )
         try:
             verdict, refused = runner.judge(language, exercise, folder, outcome), None
+            if verdict.passed and last is not None and not canary.ran_to_end(folder, *last):
+                verdict = Verdict(False, UNFINISHED)
         except Refused as exc:
             verdict, refused = Verdict(False), str(exc)
     text = clean(outcome.output, folder, "/sandbox")
@@ -138,6 +144,25 @@ def run_tests(
         outcome.seconds,
         outcome.exceeded,
     )
+
+
+UNFINISHED = (
+    "the tests did not run to their end: the harness's last test never ran (something ended"
+    " them early)"
+)
+
+
+def _last_test(exercise: Exercise, language: Language, folder: Path) -> tuple[str, int] | None:
+    """The harness's last test added to the run's copy (exercism/canary.py): the run's token
+    and how many times it must be written; None for a language without one."""
+    if language.canary is None:
+        return None
+    copy = folder / exercise.name if language.nested else folder
+    try:
+        times = canary.plant(language.canary, copy, exercise.test_files)
+    except OSError as exc:
+        raise HarnessError(f"the last test could not be added to {exercise.name}: {exc}") from None
+    return canary.token(), times
 
 
 def _environment(language: Language, cache: Path) -> tuple[dict[str, str], tuple[Path, ...]]:

@@ -3,8 +3,25 @@
 folder it is in, so the run happens in a folder named for the exercise. Catch ships with each
 exercise; two exercises need Boost's date_time headers from the system."""
 
+from exercism.canary import FILE_VARIABLE, NAME, TOKEN_VARIABLE, Canary
 from exercism.language import Language
 from sandbox import Limits
+
+CANARY = Canary(
+    into="*_test.cpp",
+    code=f"""
+
+#include <cstdlib>
+#include <fstream>
+
+TEST_CASE("{NAME}") {{
+    std::ofstream(std::getenv("{FILE_VARIABLE}"), std::ios::app)
+        << std::getenv("{TOKEN_VARIABLE}") << "\\n";
+}}
+""",
+)
+"""The harness's last test, at the end of the test file (Catch 2 runs the tests in the order
+they are declared)."""
 
 LANGUAGE = Language(
     name="cpp",
@@ -20,5 +37,6 @@ LANGUAGE = Language(
     compile_error=r"(?m)^\S+\.(cpp|h|hpp):\d+:\d+: error:",
     passed=r"All tests passed",
     nested=True,
+    canary=CANARY,
     needs=Limits(seconds=300, cpu_seconds=600, memory=0, processes=256, file_size=0),
 )

@@ -9,6 +9,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from exercism.canary import FILE_VARIABLE, NAME, TOKEN_VARIABLE, Canary
 from exercism.exercise import Exercise
 from exercism.language import Language
 from exercism.prepare import run
@@ -24,6 +25,31 @@ ENV = {
     "CGO_ENABLED": "0",
 }
 """The tests' Go settings: the shared build cache, no module proxy or toolchain download."""
+
+CANARY = Canary(
+    file=f"{NAME}_test.go",
+    package=r"(?m)^package\s+(\w+)",
+    code=f"""package {{package}}
+
+import (
+\t"os"
+\t"testing"
+)
+
+func TestZzzzCoderCanary(t *testing.T) {{
+\tfile, err := os.OpenFile(os.Getenv("{FILE_VARIABLE}"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0600)
+\tif err != nil {{
+\t\tt.Fatal(err)
+\t}}
+\tdefer file.Close()
+\tif _, err := file.WriteString(os.Getenv("{TOKEN_VARIABLE}") + "\\n"); err != nil {{
+\t\tt.Fatal(err)
+\t}}
+}}
+""",
+)
+"""The harness's last test, in a file of its own named to come after the exercise's (Go runs
+the tests of a package file by file, in the order of their names)."""
 
 WARM_TEST = 'package warm\n\nimport "testing"\n\nfunc TestWarm(t *testing.T) {}\n'
 
@@ -57,5 +83,6 @@ LANGUAGE = Language(
     passed=r"(?m)^ok\s",
     noise=(r"(?m)(?<=\t)\d+\.\d+s$", r" \(\d+\.\d+s\)"),
     needs=Limits(seconds=180, cpu_seconds=360, memory=0, processes=512, file_size=0),
+    canary=CANARY,
     prepare=prepare,
 )

@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from exercism.canary import FILE_VARIABLE, NAME, TOKEN_VARIABLE, Canary
 from exercism.exercise import Exercise
 from exercism.language import Language
 from exercism.prepare import run
@@ -29,6 +30,19 @@ def prepare(folder: Path, exercises: Sequence[Exercise], say: Callable[[str], No
     manifest = {"name": "coder-polyglot-javascript", "private": True, "devDependencies": PACKAGES}
     (folder / "package.json").write_text(json.dumps(manifest, indent=1))
     run(["npm", "install", "--no-audit", "--no-fund", "--silent"], folder)
+
+
+CANARY = Canary(
+    into="*.spec.js",
+    code=f"""
+
+test('{NAME}', () => {{
+  require('fs').appendFileSync(process.env.{FILE_VARIABLE}, `${{process.env.{TOKEN_VARIABLE}}}\\n`);
+}});
+""",
+)
+"""The harness's last test, at the end of each test file (jest runs a file's tests in the
+order they are written)."""
 
 
 LANGUAGE = Language(
@@ -53,5 +67,6 @@ LANGUAGE = Language(
     passed=r"(?m)^Tests:(?!.*failed).*\b[1-9]\d* passed",
     noise=(r"(?m)^Time:.*$", r" \(\d+(\.\d+)? ?m?s\)"),
     needs=Limits(seconds=120, cpu_seconds=240, memory=0, processes=256, file_size=0),
+    canary=CANARY,
     prepare=prepare,
 )

@@ -9,6 +9,7 @@ import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from exercism.canary import FILE_VARIABLE, NAME, TOKEN_VARIABLE, Canary
 from exercism.exercise import Exercise
 from exercism.language import Language
 from exercism.prepare import run
@@ -49,6 +50,23 @@ def prepare(folder: Path, exercises: Sequence[Exercise], say: Callable[[str], No
     shutil.rmtree(folder / "cargo-home", ignore_errors=True)
 
 
+CANARY = Canary(
+    into="tests/*.rs",
+    code=f"""
+
+#[test]
+fn {NAME}() {{
+    use std::io::Write;
+    let path = std::env::var("{FILE_VARIABLE}").unwrap();
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).unwrap();
+    writeln!(file, "{{}}", std::env::var("{TOKEN_VARIABLE}").unwrap()).unwrap();
+}}
+""",
+)
+"""The harness's last test, at the end of each test file (each is a test program of its own):
+the tests run one at a time, in the order of their names, so it comes after the exercise's."""
+
+
 def _has_dependencies(text: str) -> bool:
     return bool(re.search(r"(?m)^\[(dev-)?dependencies\]\s*\n\s*\w", text))
 
@@ -73,6 +91,7 @@ LANGUAGE = Language(
             f'source.vendored.directory="{VENDOR}"',
             "--",
             "--include-ignored",
+            "--test-threads=1",
         ),
     ),
     env={"CARGO_HOME": "{here}/.cargo-home", "CARGO_TERM_COLOR": "never"},
@@ -80,7 +99,8 @@ LANGUAGE = Language(
     # The exercise's own tests (tests/*.rs) must have run and passed: the manifest is the
     # solution's, and a [[test]] or autotests entry there could otherwise run tests of its own.
     passed=r"(?s)Running tests/[^\s/]+\.rs .*?test result: ok\. [1-9]",
-    noise=(r" in \d+(\.\d+)?s", r"finished in \d+\.\d+s"),
+    noise=(r" in \d+(\.\d+)?s", r"finished in \d+\.\d+s", rf"(?m)^test {NAME} \.\.\. \w+\n"),
     needs=Limits(seconds=300, cpu_seconds=600, memory=0, processes=512, file_size=0),
+    canary=CANARY,
     prepare=prepare,
 )

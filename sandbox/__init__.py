@@ -3,13 +3,14 @@ limits, get the outcome), bubblewrap where the machine allows it, a weaker fallb
 
 from sandbox.base import MAX_OUTPUT, Limits, Outcome, Sandbox, SandboxError
 from sandbox.choice import KINDS, get_sandbox
-from sandbox.launch import READY_VARIABLE
+from sandbox.launch import LAUNCHER_FLAGS, READY_VARIABLE
 from sandbox.readback import Refused
 from sandbox.redaction import redact, secret_values
 
 __all__ = [
     "KINDS",
     "MAX_OUTPUT",
+    "LAUNCHER_FLAGS",
     "READY_VARIABLE",
     "Limits",
     "Outcome",

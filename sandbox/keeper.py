@@ -7,6 +7,8 @@ dies, and when the command ends kills whatever it left behind, then exits with i
 
 Usage: keeper.py STATUS_FD exec|keep ready|- SETTINGS COMMAND...
 On STATUS_FD it writes S once it runs, then E and the reason if COMMAND cannot be executed.
+With exec, a COMMAND that is this interpreter with the launcher's flags running a script given
+with -c runs that script in the launcher's own process instead of a new one.
 With ready, COMMAND inherits STATUS_FD (named by $SANDBOX_READY_FD) to write R on once its own
 start-up is done, before it runs anything untrusted; otherwise COMMAND never holds it.
 SETTINGS is a JSON object: "tasks", the most processes and threads the command's user may have
@@ -23,6 +25,9 @@ import sys
 # What only the keeper needs (ctypes, signal, subprocess) is imported where it is used: the
 # launcher that becomes the command starts in half the time without them.
 
+LAUNCHER_FLAGS = ["-I", "-S", "-B"]
+"""The flags the launcher runs with (sandbox.launch), which a script it runs in its own
+process shares."""
 PR_SET_PDEATHSIG = 1
 PR_CAPBSET_DROP = 24
 PR_SET_CHILD_SUBREAPER = 36
@@ -39,11 +44,21 @@ def main(argv: list[str]) -> int:
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_NPROC, (tasks, tasks))
     if mode == "exec":
+        if command[:5] == [sys.executable, *LAUNCHER_FLAGS, "-c"] and len(command) > 5:
+            return _script(command[5], command[6:])
         try:
             os.execvp(command[0], command)
         except OSError as exc:
             return _cannot_run(status, command, exc)
     return keep(status, ready, settings, command)
+
+
+def _script(source: str, args: list[str]) -> int:
+    """Run a script given with -c to this interpreter with the launcher's own flags here, as
+    exec would have started it, sparing a second interpreter's start (the test driver)."""
+    sys.argv = ["-c", *args]
+    exec(compile(source, "<string>", "exec"), {"__name__": "__main__"})
+    return 0
 
 
 def keep(status: int, ready: bool, settings: dict, command: list[str]) -> int:

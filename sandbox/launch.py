@@ -22,6 +22,9 @@ from pathlib import Path
 from sandbox.base import MAX_OUTPUT, Outcome
 
 KEEPER = Path(__file__).with_name("keeper.py")
+LAUNCHER_FLAGS = ("-I", "-S", "-B")
+"""Isolated (no environment variables, no user site), no site, no bytecode written: as
+keeper.py's LAUNCHER_FLAGS, which must match."""
 READY_VARIABLE = "SANDBOX_READY_FD"
 """Names, in a command's environment, the descriptor to write R on once it is ready."""
 REASON_LINES = 12
@@ -66,7 +69,7 @@ class Launch:
     def argv(self, command: Sequence[str], mode: str) -> list[str]:
         """The launcher's command line around command."""
         ready = "ready" if self.ready else "-"
-        launcher = [sys.executable, "-I", "-S", "-B", "-c", _source()]
+        launcher = [sys.executable, *LAUNCHER_FLAGS, "-c", _source()]
         settings = json.dumps(self.settings)
         return [*launcher, str(self.writer), mode, ready, settings, *command]
 

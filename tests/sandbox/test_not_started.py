@@ -5,12 +5,14 @@ that did start cannot forge either."""
 
 from __future__ import annotations
 
+import ast
 import sys
 from pathlib import Path
 
 import pytest
 
-from sandbox import READY_VARIABLE, Limits, SandboxError, get_sandbox
+from sandbox import LAUNCHER_FLAGS, READY_VARIABLE, Limits, SandboxError, get_sandbox
+from sandbox.launch import KEEPER
 from tests.harness_faults import Hollow, open_python
 
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
@@ -156,3 +158,26 @@ def test_what_a_ready_command_streams_is_kept_and_never_fills_the_pipe(
     )
     assert outcome.exceeded is None and outcome.not_started is None
     assert len(outcome.stream) == 256 * 1024 and outcome.stream.startswith("line 0000 ")
+
+
+def test_a_script_with_the_launchers_flags_runs_in_its_process(kind: str, tmp_path: Path) -> None:
+    # The test driver's start is spared a second interpreter; what it sees is what exec gives.
+    code = (
+        "import os, sys; print(sys.argv, 'resource' in sys.modules,"
+        f" {READY_VARIABLE!r} in os.environ); sys.exit(3)"
+    )
+    command = [python(kind), *LAUNCHER_FLAGS, "-c", code, "a", "b c"]
+    outcome = get_sandbox(kind).run(command, tmp_path, Limits(), ENV, ready=False)
+    assert outcome.not_started is None and outcome.status == 3, outcome
+    in_process = kind != "rlimit"  # the fallback keeps its command in a process of its own
+    assert outcome.output == f"['-c', 'a', 'b c'] {in_process} False\n"
+
+
+def test_the_keepers_flags_are_the_launchers() -> None:
+    keeper = ast.parse(KEEPER.read_text())
+    (value,) = [
+        ast.literal_eval(node.value)
+        for node in keeper.body
+        if isinstance(node, ast.Assign) and node.targets[0].id == "LAUNCHER_FLAGS"
+    ]
+    assert tuple(value) == LAUNCHER_FLAGS

@@ -39,7 +39,9 @@ class Canary:
     into: str | None = None
     """A glob of test files, relative to the exercise's folder."""
     file: str | None = None
+    """A new file, relative to the exercise's folder."""
     package: str | None = None
+    """A pattern whose first group, searched in the first test file, fills {package}."""
 
 
 def plant(canary: Canary, folder: Path, test_files: tuple[str, ...]) -> int:
@@ -62,6 +64,7 @@ def plant(canary: Canary, folder: Path, test_files: tuple[str, ...]) -> int:
 
 
 def token() -> str:
+    """A new token, one run's own."""
     return secrets.token_hex(16)
 
 

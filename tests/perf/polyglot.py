@@ -3,15 +3,16 @@
 1. `benchmark --prepare` of all six languages into a fresh cache: wall time per language.
 2. The harness's overhead per language: the same test commands, on the reference solutions of
    N exercises per language, run bare (no sandbox, no driver, straight from here, one after
-   the other) and through run_tests (bubblewrap, the driver, the limits), interleaved. Target:
-   at most +15% per language.
+   the other) and through run_tests (bubblewrap, the driver, the limits), interleaved; with
+   --repeats R, each R times, the least of each kept (what the machine's load adds is noise).
+   Target: at most +15% per language.
 3. The whole oracle run, `benchmark --model oracle --threads 2` on every exercise: its wall
    time, and every exercise passing at try 1 (in each format asked for).
 4. With --retry-sample N, the wrong-then-right model (`--model oracle-retry`: a wrong answer
    first, the reference solution at try 2) on the first N exercises of each language: the pass
    rate after each try per language (0% then 100% expected).
 
-Run: python tests/perf/polyglot.py [--exercises-dir DIR] [--per-language 4]
+Run: python tests/perf/polyglot.py [--exercises-dir DIR] [--per-language 4] [--repeats 1]
      [--formats whole,diff] [--skip-prepare --cache-dir DIR] [--skip-overhead]
      [--skip-oracle] [--languages go,rust] [--retry-sample N]
 """
@@ -83,7 +84,11 @@ def _globbed(command: list[str], cwd: Path) -> list[str]:
 
 
 def overhead(
-    exercises_dir: Path, cache: Path, per_language: int, languages: str | None = None
+    exercises_dir: Path,
+    cache: Path,
+    per_language: int,
+    languages: str | None = None,
+    repeats: int = 1,
 ) -> None:
     """Bare against run_tests, per language, interleaved so that the machine's load falls
     on both alike, which comes first alternating. The bare runs use a copy of the cache: as
@@ -92,25 +97,35 @@ def overhead(
     with tempfile.TemporaryDirectory(prefix="coder-bare-cache-") as copy:
         shutil.copytree(cache, copy, symlinks=True, dirs_exist_ok=True)
         found = polyglot.chosen(exercises_dir, languages)
-        _overhead(found, cache, Path(copy), per_language, setup)
+        _overhead(found, cache, Path(copy), per_language, setup, repeats)
 
 
 def _overhead(
-    found: dict[str, Path], cache: Path, copy: Path, per_language: int, setup: TestSetup
+    found: dict[str, Path],
+    cache: Path,
+    copy: Path,
+    per_language: int,
+    setup: TestSetup,
+    repeats: int = 1,
 ) -> None:
-    print(f"\noverhead per language ({per_language} reference solutions each, in sequence):")
+    each = f", the least of {repeats} runs of each" if repeats > 1 else ""
+    print(f"\noverhead per language ({per_language} reference solutions each{each}):")
     print(f"{'language':<12}{'bare s':>9}{'harness s':>11}{'overhead':>10}")
     for name, folder in found.items():
         chosen = polyglot.exercises({name: folder}, (), None)[:per_language]
         alone = contained = 0.0
         for n, exercise in enumerate(chosen):
-            if n % 2:
-                contained += _contained(exercise, setup)
-            seconds, ok = bare(exercise, copy)
-            assert ok, f"{name}/{exercise.name} fails bare"
-            alone += seconds
-            if not n % 2:
-                contained += _contained(exercise, setup)
+            bare_runs, contained_runs = [], []
+            for r in range(repeats):
+                if (n + r) % 2:
+                    contained_runs.append(_contained(exercise, setup))
+                seconds, ok = bare(exercise, copy)
+                assert ok, f"{name}/{exercise.name} fails bare"
+                bare_runs.append(seconds)
+                if not (n + r) % 2:
+                    contained_runs.append(_contained(exercise, setup))
+            alone += min(bare_runs)
+            contained += min(contained_runs)
         extra = 100 * (contained - alone) / alone
         print(f"{name:<12}{alone:>9.1f}{contained:>11.1f}{extra:>+9.1f}%", flush=True)
 
@@ -144,16 +159,16 @@ def oracle_run(exercises_dir: Path, cache: Path, formats: list[str]) -> None:
                 )
 
 
-def retry_run(exercises_dir: Path, cache: Path, sample: int) -> None:
+def retry_run(exercises_dir: Path, cache: Path, sample: int, languages: str | None) -> None:
     """The wrong-then-right model on the first `sample` exercises of each language."""
     print(f"\noracle-retry, whole, the first {sample} exercises of each language:")
-    with tempfile.TemporaryDirectory(prefix="coder-polyglot-retry-") as runs:
-        for language in polyglot.chosen(exercises_dir, None):
+    for language in polyglot.chosen(exercises_dir, languages):
+        with tempfile.TemporaryDirectory(prefix="coder-polyglot-retry-") as runs:
             argv = ["--exercises-dir", str(exercises_dir), "--cache-dir", str(cache)]
             argv += ["--runs-dir", runs, "--quiet", "--model", "oracle-retry", "--threads", "2"]
-            argv += ["--languages", language, "--num-tests", str(sample)]
-            assert cli.main(argv) == 0
-            (summary,) = Path(runs).glob(f"*--{language}/summary.json")
+            argv += ["--edit-format", "whole", "--languages", language]
+            assert cli.main([*argv, "--num-tests", str(sample)]) == 0
+            (summary,) = Path(runs).glob("*/summary.json")
             figures = json.loads(summary.read_text())
             print(
                 f"  {language:<11} {figures['selected']} exercises: {figures['pass_rate_1']}%"
@@ -167,8 +182,9 @@ def main() -> None:
     parser.add_argument("--exercises-dir", type=Path, default=DEFAULT)
     parser.add_argument("--cache-dir", type=Path)
     parser.add_argument("--per-language", type=int, default=4)
+    parser.add_argument("--repeats", type=int, default=1, help="runs of each, the least kept")
     parser.add_argument("--formats", default="whole")
-    parser.add_argument("--languages", help="the overhead of these only (comma-separated)")
+    parser.add_argument("--languages", help="the overhead and retries of these only (a,b)")
     parser.add_argument("--skip-prepare", action="store_true")
     parser.add_argument("--skip-overhead", action="store_true")
     parser.add_argument("--skip-oracle", action="store_true")
@@ -179,11 +195,11 @@ def main() -> None:
         if not args.skip_prepare:
             prepare_all(args.exercises_dir, cache)
         if not args.skip_overhead:
-            overhead(args.exercises_dir, cache, args.per_language, args.languages)
+            overhead(args.exercises_dir, cache, args.per_language, args.languages, args.repeats)
         if not args.skip_oracle:
             oracle_run(args.exercises_dir, cache, args.formats.split(","))
         if args.retry_sample:
-            retry_run(args.exercises_dir, cache, args.retry_sample)
+            retry_run(args.exercises_dir, cache, args.retry_sample, args.languages)
     print(f"\n(machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f})", file=sys.stderr)
 
 

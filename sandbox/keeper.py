@@ -45,6 +45,8 @@ def main(argv: list[str]) -> int:
             resource.setrlimit(resource.RLIMIT_NPROC, (tasks, tasks))
     if mode == "exec":
         if command[:5] == [sys.executable, *LAUNCHER_FLAGS, "-c"] and len(command) > 5:
+            if not ready:
+                os.close(status)  # as exec would have: the script never holds the report
             return _script(command[5], command[6:])
         try:
             os.execvp(command[0], command)

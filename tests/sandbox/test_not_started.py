@@ -181,3 +181,14 @@ def test_the_keepers_flags_are_the_launchers() -> None:
         if isinstance(node, ast.Assign) and node.targets[0].id == "LAUNCHER_FLAGS"
     ]
     assert tuple(value) == LAUNCHER_FLAGS
+
+
+def test_a_script_run_in_the_launchers_process_holds_no_more_than_one_execd(
+    kind: str, tmp_path: Path
+) -> None:
+    code = "import os; print(sorted(int(f) for f in os.listdir('/proc/self/fd')))"
+    sandbox, seen = get_sandbox(kind), []
+    for flags in (LAUNCHER_FLAGS, ("-I",)):
+        command = [python(kind), *flags, "-c", code]
+        seen.append(sandbox.run(command, tmp_path, Limits(), ENV).output)
+    assert seen[0] == seen[1] == "[0, 1, 2, 3]\n"  # 3: the listing's own

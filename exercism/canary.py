@@ -1,14 +1,6 @@
-"""The last test: a test the harness adds to an exercise's own (every language's but Python's,
-whose runner watches each test itself: see exercism/pytests.py), run after all of them. It
-appends the run's token to a file of the run's folder; a run whose tests exited 0 and printed
-the runner's closing line is a pass only if the token is there, once for each test file the
-test went into. So a solution that ends the tests early with status 0, having printed the
-closing line itself (Go's `init`, a Java static initialiser, a C++ global's constructor, a
-Rust test that exits the process), does not pass: the last test never ran.
-
-The token is the run's own (random), given to the tests in CODER_CANARY_TOKEN, and the file is
-named in CODER_CANARY_FILE; a solution written against this harness can read both and write
-the token itself (see the README's list of what cannot be told from a pass)."""
+"""The harness's last test, added to an exercise's own in every language but Python (whose
+runner watches each test itself) and run after them: it writes the run's token, and a run
+without it did not run to its end (a solution that printed the closing line and exited 0)."""
 
 from __future__ import annotations
 

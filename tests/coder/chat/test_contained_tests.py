@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import base64
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from ..chatcli import run_chat
 from ..gitrepo import make_repo
 
 CANARY = "sk-canary-0d1e2f3a4b5c6d7e"
@@ -43,20 +43,8 @@ def test_no_secret_enters_the_sandboxed_copy(repo: Path, kind: str) -> None:
         get_sandbox(kind)
     except SandboxError as exc:
         pytest.skip(str(exc))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CODER_", "GIT_"))}
-    env = {k: v for k, v in env.items() if not k.endswith("_API_KEY")}
-    env |= {"HOME": str(repo.parent), "NO_COLOR": "1"}
-    command = [sys.executable, "-m", "coder.cli", "--no-gitignore", "--model", "openai/x"]
-    command += ["--api-base", "http://127.0.0.1:9/v1", "--api-key", CANARY, "--sandbox", kind]
-    done = subprocess.run(
-        [*command, "a.py"],
-        cwd=repo,
-        env=env,
-        input=f"/test {LOOK}\n/exit\n",
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    flags = ("--api-key", CANARY, "--sandbox", kind)
+    done = run_chat(repo, f"/test {LOOK}\n/exit\n", *flags)
     out = done.stdout + done.stderr
     assert "in a sandboxed copy of the files" in out, out
     encoded = base64.b64encode(f"key = {CANARY}\n".encode()).decode()
@@ -72,19 +60,7 @@ def test_the_api_key_never_stays_on_coders_command_line(repo: Path) -> None:
         "[print('CMDLINE', open(f, 'rb').read().replace(bytes(1), b' ').decode())"
         " for f in glob.glob('/proc/[0-9]*/cmdline') if b'coder.cli' in open(f, 'rb').read()]"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CODER_", "GIT_"))}
-    env |= {"HOME": str(repo.parent), "NO_COLOR": "1"}
-    command = [sys.executable, "-m", "coder.cli", "--no-gitignore", "--model", "openai/x"]
-    command += ["--api-base", "http://127.0.0.1:9/v1", f"--api-k={CANARY}"]
-    done = subprocess.run(
-        [*command, "a.py"],
-        cwd=repo,
-        env=env,
-        input=f'!{sys.executable} -c "{probe}"\n/exit\n',
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_chat(repo, f'!{sys.executable} -c "{probe}"\n/exit\n', f"--api-k={CANARY}")
     seen = [line for line in (done.stdout + done.stderr).splitlines() if "CMDLINE" in line]
     assert any("-m coder.cli" in line for line in seen), done.stdout + done.stderr
     assert not any(CANARY in line for line in seen), seen
@@ -106,21 +82,9 @@ def test_the_sandboxed_tests_see_no_folder_of_the_users_path(repo: Path, tmp_pat
     token = "tok-in-home-bin-7a8b9c0d1e"  # not a key coder knows, so never redacted
     tool.write_text(f"#!/bin/sh\necho deploying with {token}\n")
     tool.chmod(0o755)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CODER_", "GIT_"))}
-    env = {k: v for k, v in env.items() if not k.endswith("_API_KEY")}
-    env |= {"HOME": str(home), "NO_COLOR": "1", "PATH": f"{home / 'bin'}:{os.environ['PATH']}"}
-    command = [sys.executable, "-m", "coder.cli", "--no-gitignore", "--model", "openai/x"]
-    command += ["--api-base", "http://127.0.0.1:9/v1", "--sandbox", "bwrap"]
+    path = {"HOME": str(home), "PATH": f"{home / 'bin'}:{os.environ['PATH']}"}
     look = f"deploy-tool; cat {tool}; ls {home / 'bin'}; echo PATH=$PATH; exit 1"
-    done = subprocess.run(
-        [*command, "a.py"],
-        cwd=repo,
-        env=env,
-        input=f"/test {look}\n/exit\n",
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_chat(repo, f"/test {look}\n/exit\n", "--sandbox", "bwrap", env=path)
     out = done.stdout + done.stderr
     assert "in a sandboxed copy of the files" in out, out
     assert token not in out, out

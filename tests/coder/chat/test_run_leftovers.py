@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from ..chatcli import run_chat
 from ..gitrepo import make_repo
 
 
@@ -23,20 +24,10 @@ def repo(tmp_path: Path) -> Path:
 
 def chat_test(repo: Path, cmd: str, tmp: Path | None = None) -> str:
     """What `coder --sandbox auto` prints for `/test cmd` (the test fails if it hangs)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CODER_", "GIT_"))}
-    env |= {"HOME": str(repo.parent), "NO_COLOR": "1"} | ({"TMPDIR": str(tmp)} if tmp else {})
-    command = [sys.executable, "-m", "coder.cli", "--no-gitignore", "--model", "openai/x"]
-    command += ["--api-base", "http://127.0.0.1:9/v1", "--api-key", "x", "--sandbox", "auto"]
+    flags = ("--api-key", "x", "--sandbox", "auto")
+    env = {"TMPDIR": str(tmp)} if tmp else {}
     try:
-        done = subprocess.run(
-            [*command, "a.py"],
-            cwd=repo,
-            env=env,
-            input=f"/test {cmd}\nn\n/exit\n",
-            capture_output=True,
-            text=True,
-            timeout=180,
-        )
+        done = run_chat(repo, f"/test {cmd}\nn\n/exit\n", *flags, env=env, timeout=180)
     except subprocess.TimeoutExpired:
         pytest.fail("the chat hangs on the report")
     return done.stdout + done.stderr

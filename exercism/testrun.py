@@ -74,6 +74,11 @@ class TestRun:
     seconds: float = 0.0
     exceeded: str | None = None
     """The limit that stopped the tests, if one did: time, cpu, memory or processes."""
+    tampering: str | None = None
+    """What the run was caught doing to its own tests, in a sentence (tests skipped, filtered
+    out or added; a status written after the last test; a test framework, the harness or the
+    build changed); None when nothing was. Such a run is no pass, and its output is not the
+    model's to fix."""
 
 
 def solution_of(exercise: Exercise, workdir: Path) -> dict[str, str]:

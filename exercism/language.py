@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Protocol
 from sandbox import Limits, Outcome
 
 if TYPE_CHECKING:
-    from exercism.canary import Canary
     from exercism.exercise import Exercise
 
 NO_NEEDS = Limits(**{f.name: 0 for f in dataclasses.fields(Limits)})
@@ -26,8 +25,11 @@ class Runner(Protocol):
         """The command run in the run's folder; it says when it is ready (see Sandbox.run)."""
         ...
 
-    def judge(self, language: Language, exercise: Exercise, folder: Path, run: Outcome) -> Verdict:
-        """Whether the run shows every test passing, and if not, why (when it exited 0)."""
+    def judge(
+        self, language: Language, exercise: Exercise, folder: Path, run: Outcome, expected: Expected
+    ) -> Verdict:
+        """Whether the run shows every test expected passing, and if not, why (when that is not
+        plain from the output) and whether it tampered with its tests."""
         ...
 
 
@@ -37,8 +39,47 @@ class Verdict:
 
     passed: bool
     reason: str | None = None
-    """Why a run that exited with status 0 is no pass, for the output ("the tests' own checks
-    were disabled"); None: the output says it."""
+    """Why the run is no pass when its output may not say it ("the tests' own checks were
+    disabled"); None: the output says it."""
+    tampering: str | None = None
+    """What the run was seen doing to its own tests, when it was (see TestRun.tampering)."""
+
+
+@dataclass(frozen=True)
+class Expected:
+    """The test cases a language's runner reports for the reference solution: what every run
+    of the exercise must report passing, each as often."""
+
+    passed: Mapping[str, int] = field(default_factory=dict)
+    """Test -> how many times it passed (a name may stand in two test files)."""
+    skipped: frozenset[str] = frozenset()
+    """Tests the runner skips even for the reference solution."""
+
+
+@dataclass(frozen=True)
+class Report:
+    """How a language's test runner reports each test as it ends: on a pipe of the step's own
+    ($CODER_REPORT_FD; {report} in its command is the pipe's path), which the driver relays on
+    the run's report (exercism/driver.py), read by exercism/results.py."""
+
+    step: int = -1
+    """The step that runs the tests, as an index of Language.steps."""
+    form: str = "lines"
+    """"lines": `case passed|failed|skipped|aborted NAME`, `error WHAT`, `tamper WHAT` and
+    `done` (the harness's own reporters); "libtest": Rust's log lines (`ok NAME`)."""
+    events: bool = False
+    """The step's standard output is `go test -json`'s events, which the driver turns into
+    lines, printing the output of the tests that fail."""
+    files: Mapping[str, str] = field(default_factory=dict)
+    """The harness's reporters: files written into the run's copy (relative path -> text)."""
+    append: tuple[str, str] | None = None
+    """(glob of test files, code) appended to each of them: a reporter in the tests' own
+    program (Catch's listener)."""
+
+
+Refuse = Callable[["Exercise", Mapping[str, str]], "str | None"]
+"""Why a solution (file -> text) may not run the exercise's tests, in a sentence; None when it
+may: a static check of what it tampers with (exercism/refusals.py)."""
 
 
 Prepare = Callable[[Path, Sequence["Exercise"], Callable[[str], None]], None]
@@ -85,12 +126,11 @@ class Language:
     """Symlinks made in the run's folder to the prepared cache (`node_modules`)."""
     unskip: tuple[tuple[str, str], ...] = ()
     """(pattern, replacement) applied to the test files, so that every test runs."""
-    passed: str | None = None
-    """A pattern the output must match, beside exit status 0, for a pass: the test runner's
-    own closing line (a solution that exits early with 0 does not print it)."""
-    canary: Canary | None = None
-    """The harness's last test, which must have run for a pass (exercism/canary.py); None:
-    the runner watches the tests itself (Python)."""
+    report: Report | None = None
+    """How the tests report each test case; None: the runner watches them itself (Python)."""
+    refuse: Refuse | None = None
+    """Why a solution is refused before any test runs (it declares a test framework's package,
+    changes the build); None: every solution runs."""
     compile_error: str = r"SyntaxError"
     """A pattern of the output of a solution that does not parse or compile, counted apart."""
     noise: tuple[str, ...] = ()
@@ -107,6 +147,10 @@ class Language:
     prepare: Prepare | None = None
     """What `benchmark --prepare` does for it, into the cache's folder named for it; None when
     its tests need nothing from the registries."""
+
+    def report_step(self) -> int:
+        """The index of the step that runs the tests and reports them (see Report.step)."""
+        return self.report.step % len(self.steps) if self.report and self.steps else -1
 
     def unskipped(self, text: str) -> str:
         """A test file's text with every skip taken out."""

@@ -15,7 +15,7 @@ from sandbox import READY_VARIABLE, Outcome, readback
 
 if TYPE_CHECKING:
     from exercism.exercise import Exercise
-    from exercism.language import Language
+    from exercism.language import Expected, Language
 
 REPORT = ".coder-junit.xml"
 """The test report pytest writes in the run's folder, read once the sandbox is gone."""
@@ -164,9 +164,12 @@ class Pytest:
         """pytest on the exercise's test files, writing its report."""
         return pytest_command("--tb=short", f"--junitxml={REPORT}", *exercise.test_files)
 
-    def judge(self, language: Language, exercise: Exercise, folder: Path, run: Outcome) -> Verdict:
+    def judge(
+        self, language: Language, exercise: Exercise, folder: Path, run: Outcome, expected: Expected
+    ) -> Verdict:
         """Exit status 0, the canaries as they must be, and every test of the pristine files
-        passing in each account of the run: the stream, the report and the output."""
+        passing in each account of the run: the stream, the report and the output. A run that
+        exited 0 without all that tampered with its tests."""
         if run.status != 0:
             return Verdict(False)
         expected = expected_tests(exercise)
@@ -176,7 +179,7 @@ class Pytest:
             shown = bool(outcomes) and FAILED not in outcomes.values()
             if not (shown and all(outcomes.get(name) == PASSED for name in expected)):
                 reason = "its report does not show every test passing"
-        return Verdict(reason is None, reason)
+        return Verdict(reason is None, reason, tampering=reason)
 
 
 @dataclass(frozen=True)

@@ -17,14 +17,15 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from exercism import canary
+from exercism import results
 from exercism.driver import Steps
 from exercism.exercise import Exercise, copy_to
-from exercism.language import Language, Verdict
+from exercism.expected import expected
+from exercism.language import Expected, Language, Report, Verdict
 from exercism.languages import get_language
 from exercism.prepare import default_cache, is_prepared
 from exercism.toolchain import ToolchainMissing, locate
-from sandbox import Limits, Refused, Sandbox, get_sandbox, redact, scratch
+from sandbox import Limits, Outcome, Refused, Sandbox, get_sandbox, redact, scratch
 
 ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -105,32 +106,84 @@ def run_tests(
     exercise: Exercise, solution: Mapping[str, str], setup: TestSetup | None = None
 ) -> TestRun:
     """Run the exercise's tests on solution (solution file -> text) in the sandbox;
-    HarnessError when they could not run for a reason that is not the solution's."""
+    HarnessError when they could not run for a reason that is not the solution's (the
+    reference solution, run once to count the tests, not passing among them)."""
     setup = setup or TestSetup()
-    sandbox = setup.sandbox or default_sandbox()
     language = get_language(exercise.language)
+    refused = language.refuse(exercise, solution) if language.refuse else None
+    if refused:
+        return TestRun(False, f"The tests did not run: {refused}.", tampering=refused)
+    cache = (setup.cache or default_cache({})).resolve()
+    if language.report is None:
+        return _run(exercise, language, solution, setup, Expected())[0]
+    count = functools.partial(_count, exercise, language, setup)
+    return _run(exercise, language, solution, setup, expected(exercise, language, cache, count))[0]
+
+
+def _count(exercise: Exercise, language: Language, setup: TestSetup) -> Expected:
+    """The tests the reference solution's run reports; HarnessError when it does not pass."""
+    run, found = _run(exercise, language, exercise.example_solution(), setup, None)
+    if found is not None:
+        return found
+    raise HarnessError(
+        f"the reference solution of {exercise.name} ({language.title}) does not pass in this"
+        f" harness, so no try of it can be judged: {run.output[-3000:]}"
+    )
+
+
+def _run(
+    exercise: Exercise,
+    language: Language,
+    solution: Mapping[str, str],
+    setup: TestSetup,
+    against: Expected | None,
+) -> tuple[TestRun, Expected | None]:
+    """One contained run of the tests, judged against the expected tests; with None instead,
+    the run of the reference solution, and the tests it reports when it is a clean pass."""
+    sandbox = setup.sandbox or default_sandbox()
     cache = (setup.cache or default_cache({})).resolve()
     env, shared = _environment(language, cache)
-    limits = language.limits(setup.limits)
     with _scratch() as scratch:
         folder = _prepared(exercise, language, solution, scratch, cache)
-        last = _last_test(exercise, language, folder)
-        if last is not None:
-            env[canary.TOKEN_VARIABLE] = last[0]
         runner = language.runner or STEPS
         command = runner.command(language, exercise, cache)
+        limits = language.limits(setup.limits)
         outcome = sandbox.run(command, folder, limits, env, ready=True, shared=shared)
         if outcome.not_started is not None:
             raise HarnessError(
                 f"the tests of {exercise.name} ({language.title}) could not run"
                 f" ({sandbox.kind} sandbox): {redact(outcome.not_started, setup.secrets)}"
             )
+        counted = None
         try:
-            verdict, refused = runner.judge(language, exercise, folder, outcome), None
-            if verdict.passed and last is not None and not canary.ran_to_end(folder, *last):
-                verdict = Verdict(False, UNFINISHED)
+            if against is None:
+                verdict = runner.judge(language, exercise, folder, outcome, Expected())
+                counted = results.expected_of(
+                    results.read(outcome.stream, language.report.form, language.report_step()),
+                    outcome.status,
+                )
+            else:
+                verdict = runner.judge(language, exercise, folder, outcome, against)
+            refused = None
         except Refused as exc:
             verdict, refused = Verdict(False), str(exc)
+    text = _output(outcome, folder, language, verdict, refused)
+    timed_out = outcome.exceeded in ("time", "cpu")
+    run = TestRun(
+        verdict.passed,
+        redact(text, setup.secrets),
+        timed_out,
+        outcome.seconds,
+        outcome.exceeded,
+        verdict.tampering,
+    )
+    return run, counted
+
+
+def _output(
+    outcome: Outcome, folder: Path, language: Language, verdict: Verdict, refused: str | None
+) -> str:
+    """The run's output, cleaned, with what the judge saw that the output may not say."""
     text = clean(outcome.output, folder, "/sandbox")
     for pattern in language.noise:
         text = re.sub(pattern, "", text)
@@ -138,36 +191,14 @@ def run_tests(
         text += f"\nThe tests were stopped: they passed the {_LIMITS[outcome.exceeded]}."
     elif refused:
         text += f"\n{refused}"
+    elif verdict.tampering:
+        text += f"\nThe results do not count: {verdict.reason}."
     elif outcome.status == 0 and not verdict.passed:
         why = verdict.reason or "their report does not show every test passing"
         text += f"\nThe tests exited with status 0 but {why}."
-    timed_out = outcome.exceeded in ("time", "cpu")
-    return TestRun(
-        verdict.passed,
-        redact(text.strip(), setup.secrets),
-        timed_out,
-        outcome.seconds,
-        outcome.exceeded,
-    )
-
-
-UNFINISHED = (
-    "the tests did not run to their end: the harness's last test never ran (something ended"
-    " them early)"
-)
-
-
-def _last_test(exercise: Exercise, language: Language, folder: Path) -> tuple[str, int] | None:
-    """The harness's last test added to the run's copy (exercism/canary.py): the run's token
-    and how many times it must be written; None for a language without one."""
-    if language.canary is None:
-        return None
-    copy = folder / exercise.name if language.nested else folder
-    try:
-        times = canary.plant(language.canary, copy, exercise.test_files)
-    except OSError as exc:
-        raise HarnessError(f"the last test could not be added to {exercise.name}: {exc}") from None
-    return canary.token(), times
+    elif verdict.reason and not verdict.passed:
+        text += f"\nThe tests did not pass: {verdict.reason}."
+    return text.strip()
 
 
 def _environment(language: Language, cache: Path) -> tuple[dict[str, str], tuple[Path, ...]]:
@@ -231,11 +262,26 @@ def _prepared(
         for name in allowed:
             (copy / name).parent.mkdir(parents=True, exist_ok=True)
             (copy / name).write_text(solution[name], encoding="utf-8")
+        if language.report is not None:
+            _plant(language.report, copy)
     except OSError as exc:
         raise HarnessError(
             f"the scratch copy of {exercise.name} could not be made: {exc}"
         ) from None
     return run_folder
+
+
+def _plant(report: Report, copy: Path) -> None:
+    """The harness's reporters added to the run's copy: its files, and its code at the end
+    of the test files it goes in."""
+    for name, text in report.files.items():
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        (copy / name).write_text(text, encoding="utf-8")
+    if report.append is not None:
+        pattern, code = report.append
+        for name in sorted(glob.glob(pattern, root_dir=copy)):
+            with open(copy / name, "a", encoding="utf-8") as f:
+                f.write(code)
 
 
 def _allowed(exercise: Exercise, language: Language, solution: Mapping[str, str]) -> list[str]:

@@ -1,27 +1,41 @@
 """C++: cmake with every test switched on, then make, which builds the tests and runs them
 (the exercises' CMakeLists.txt adds the run to the build). cmake names the project for the
 folder it is in, so the run happens in a folder named for the exercise. Catch ships with each
-exercise; two exercises need Boost's date_time headers from the system."""
+exercise; two exercises need Boost's date_time headers from the system. Each test case is
+reported as it ends by a listener of Catch's, added to the end of the test file."""
 
-from exercism.canary import FILE_VARIABLE, NAME, TOKEN_VARIABLE, Canary
-from exercism.language import Language
+from exercism import refusals
+from exercism.language import Language, Report
 from sandbox import Limits
 
-CANARY = Canary(
-    into="*_test.cpp",
-    code=f"""
+LISTENER = """
 
 #include <cstdlib>
-#include <fstream>
+#include <string>
+#include <unistd.h>
 
-TEST_CASE("{NAME}") {{
-    std::ofstream(std::getenv("{FILE_VARIABLE}"), std::ios::app)
-        << std::getenv("{TOKEN_VARIABLE}") << "\\n";
-}}
-""",
-)
-"""The harness's last test, at the end of the test file (Catch 2 runs the tests in the order
-they are declared)."""
+struct CoderReportListener : Catch::TestEventListenerBase {
+    using TestEventListenerBase::TestEventListenerBase;
+    static void say(std::string line) {
+        const char* fd = std::getenv("CODER_REPORT_FD");
+        if (fd == nullptr) return;
+        for (char& c : line) if (c == '\\n' || c == '\\r') c = ' ';
+        line += '\\n';
+        if (::write(std::atoi(fd), line.data(), line.size()) < 0) return;
+    }
+    void testCaseEnded(Catch::TestCaseStats const& stats) override {
+        bool passed = stats.totals.assertions.allPassed() && !stats.aborting;
+        say(std::string(passed ? "case passed " : "case failed ") + stats.testInfo.name);
+        TestEventListenerBase::testCaseEnded(stats);
+    }
+    void testRunEnded(Catch::TestRunStats const& stats) override {
+        say("done");
+        TestEventListenerBase::testRunEnded(stats);
+    }
+};
+CATCH_REGISTER_LISTENER(CoderReportListener)
+"""
+"""Catch's listener, in the tests' own program: each test case as it ends, then the run's end."""
 
 LANGUAGE = Language(
     name="cpp",
@@ -35,8 +49,8 @@ LANGUAGE = Language(
     probe=("cmake", "-DEXERCISM_RUN_ALL_TESTS=1", "-G", "Unix Makefiles", "-S", ".", "-B", "build"),
     steps=(("make", "--no-print-directory", "-C", "build"),),
     compile_error=r"(?m)^\S+\.(cpp|h|hpp):\d+:\d+: error:",
-    passed=r"All tests passed",
     nested=True,
-    canary=CANARY,
+    report=Report(append=("test/tests-main.cpp", LISTENER)),
+    refuse=refusals.cpp,
     needs=Limits(seconds=300, cpu_seconds=600, memory=0, processes=256, file_size=0),
 )

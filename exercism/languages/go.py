@@ -1,6 +1,7 @@
 """Go: `go test` offline, with a build cache of the standard library made by --prepare and
 shared read-only (Go builds on without writing to it); nothing else is fetched: the
-exercises use the standard library alone."""
+exercises use the standard library alone. Each test is reported by `go test -json`'s events,
+which the driver reads (the go command writes them, not the tests' program)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,8 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from exercism.canary import FILE_VARIABLE, NAME, TOKEN_VARIABLE, Canary
 from exercism.exercise import Exercise
-from exercism.language import Language
+from exercism.language import Language, Report
 from exercism.prepare import run
 from sandbox import Limits
 
@@ -23,33 +23,10 @@ ENV = {
     "GOTELEMETRY": "off",
     "GOFLAGS": "-buildvcs=false",
     "CGO_ENABLED": "0",
+    # go test -json then prints a build's errors as text, not as events.
+    "GODEBUG": "gotestjsonbuildtext=1",
 }
 """The tests' Go settings: the shared build cache, no module proxy or toolchain download."""
-
-CANARY = Canary(
-    file=f"{NAME}_test.go",
-    package=r"(?m)^package\s+(\w+)",
-    code=f"""package {{package}}
-
-import (
-\t"os"
-\t"testing"
-)
-
-func TestZzzzCoderCanary(t *testing.T) {{
-\tfile, err := os.OpenFile(os.Getenv("{FILE_VARIABLE}"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0600)
-\tif err != nil {{
-\t\tt.Fatal(err)
-\t}}
-\tdefer file.Close()
-\tif _, err := file.WriteString(os.Getenv("{TOKEN_VARIABLE}") + "\\n"); err != nil {{
-\t\tt.Fatal(err)
-\t}}
-}}
-""",
-)
-"""The harness's last test, in a file of its own named to come after the exercise's (Go runs
-the tests of a package file by file, in the order of their names)."""
 
 WARM_TEST = 'package warm\n\nimport "testing"\n\nfunc TestWarm(t *testing.T) {}\n'
 
@@ -77,12 +54,11 @@ LANGUAGE = Language(
     install="install Go 1.21 or newer (https://go.dev/doc/install) and put its bin on PATH",
     root=("go", "env", "GOROOT"),
     probe=("go", "version"),
-    steps=(("go", "test", "-count=1", "./..."),),
+    steps=(("go", "test", "-json", "-count=1", "./..."),),
     env=ENV,
     compile_error=r"\[(build|setup) failed\]",
-    passed=r"(?m)^ok\s",
     noise=(r"(?m)(?<=\t)\d+\.\d+s$", r" \(\d+\.\d+s\)"),
     needs=Limits(seconds=180, cpu_seconds=360, memory=0, processes=512, file_size=0),
-    canary=CANARY,
+    report=Report(events=True),
     prepare=prepare,
 )

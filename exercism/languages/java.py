@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from exercism.canary import FILE_VARIABLE, NAME, TOKEN_VARIABLE, Canary
+from exercism import refusals
 from exercism.exercise import Exercise
-from exercism.language import Language
+from exercism.language import Language, Report
 from exercism.prepare import run
 from sandbox import Limits
 
@@ -22,7 +22,8 @@ JARS = (
 )
 """The test and solution dependencies of the exercises' build.gradle files (JUnit's console
 launcher at the version of their junit-bom), fetched with their own dependencies."""
-CLASSPATH = "{here}/.build:{cache}/java/jars/*"
+CLASSPATH = "{cache}/java/jars/*:{here}/.build"
+"""The jars first: no class of a solution's can stand in for one of theirs."""
 
 POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
@@ -51,29 +52,101 @@ def prepare(folder: Path, exercises: Sequence[Exercise], say: Callable[[str], No
     (folder / "pom.xml").unlink()
 
 
-CANARY_CLASS = "zzzzCoderCanaryTest"
-CANARY = Canary(
-    file=f"src/test/java/{CANARY_CLASS}.java",
-    code=f"""import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import org.junit.jupiter.api.Test;
+LISTENER = """package coder.report;
 
-public class {CANARY_CLASS} {{
-    @Test
-    public void {NAME}() throws Exception {{
-        Files.writeString(
-            Path.of(System.getenv("{FILE_VARIABLE}")),
-            System.getenv("{TOKEN_VARIABLE}") + "\\n",
-            StandardOpenOption.CREATE,
-            StandardOpenOption.APPEND);
-    }}
-}}
-""",
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.TestPlan;
+
+public final class Listener implements TestExecutionListener {
+    private final OutputStream out = open();
+    private TestPlan plan;
+
+    private static OutputStream open() {
+        String fd = System.getenv("CODER_REPORT_FD");
+        try {
+            return fd == null ? null : new FileOutputStream("/dev/fd/" + fd);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private synchronized void say(String line) {
+        if (out == null) {
+            return;
+        }
+        try {
+            String one = line.replace('\\n', ' ').replace('\\r', ' ') + "\\n";
+            out.write(one.getBytes(StandardCharsets.UTF_8));
+            out.flush();
+        } catch (IOException e) {
+            // the report is gone: the run's end will show the tests that never said
+        }
+    }
+
+    private void sayTests(String outcome, TestIdentifier id) {
+        if (id.isTest()) {
+            say("case " + outcome + " " + id.getUniqueId());
+        } else if (plan != null) {
+            for (TestIdentifier test : plan.getDescendants(id)) {
+                if (test.isTest()) {
+                    say("case " + outcome + " " + test.getUniqueId());
+                }
+            }
+        }
+    }
+
+    @Override
+    public void testPlanExecutionStarted(TestPlan plan) {
+        this.plan = plan;
+    }
+
+    @Override
+    public void executionSkipped(TestIdentifier id, String reason) {
+        sayTests("skipped", id);
+    }
+
+    @Override
+    public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+        switch (result.getStatus()) {
+            case SUCCESSFUL -> {
+                if (id.isTest()) {
+                    say("case passed " + id.getUniqueId());
+                }
+            }
+            case ABORTED -> sayTests("aborted", id);
+            default -> {
+                if (id.isTest()) {
+                    say("case failed " + id.getUniqueId());
+                } else {
+                    say("error " + id.getUniqueId());
+                }
+            }
+        }
+    }
+
+    @Override
+    public void testPlanExecutionFinished(TestPlan plan) {
+        say("done");
+    }
+}
+"""
+"""JUnit's listener, in the launcher's own process: each test as it ends, a test class that
+failed as a whole, then the run's end. Compiled with the tests; found by the launcher through
+the service file beside the classes."""
+SERVICE = "META-INF/services/org.junit.platform.launcher.TestExecutionListener"
+REPORT = Report(
+    step=1,
+    files={
+        ".coder-report/coder/report/Listener.java": LISTENER,
+        f".build/{SERVICE}": "coder.report.Listener\n",
+    },
 )
-"""The harness's last test, a class of its own: the launcher runs the classes in the order of
-their names (see ORDER), and a lower-case z comes after every package's and class's."""
-ORDER = "junit.jupiter.testclass.order.default=org.junit.jupiter.api.ClassOrderer$ClassName"
 
 
 LANGUAGE = Language(
@@ -96,6 +169,7 @@ LANGUAGE = Language(
             CLASSPATH,
             "glob:src/main/java/**/*.java",
             "glob:src/test/java/**/*.java",
+            "glob:.coder-report/**/*.java",
         ),
         (
             "java",
@@ -107,14 +181,13 @@ LANGUAGE = Language(
             "--disable-banner",
             "--details=summary",
             "--fail-if-no-tests",
-            f"--config={ORDER}",
         ),
     ),
     unskip=((r"@Disabled\b(\([^)]*\))?", ""),),
     compile_error=r"(?m)^\S+\.java:\d+: error:",
-    passed=r"(?s)\[\s*[1-9]\d* tests successful\s*\].*\[\s*0 tests failed\s*\]",
     extra_files=("src/main/java/*.java",),
-    canary=CANARY,
+    report=REPORT,
+    refuse=refusals.java,
     noise=(r"after \d+ ms",),
     needs=Limits(seconds=180, cpu_seconds=360, memory=0, processes=512, file_size=0),
     prepare=prepare,

@@ -8,9 +8,8 @@ import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from exercism.canary import FILE_VARIABLE, NAME, TOKEN_VARIABLE, Canary
 from exercism.exercise import Exercise
-from exercism.language import Language
+from exercism.language import Language, Report
 from exercism.prepare import run
 from sandbox import Limits
 
@@ -32,17 +31,109 @@ def prepare(folder: Path, exercises: Sequence[Exercise], say: Callable[[str], No
     run(["npm", "install", "--no-audit", "--no-fund", "--silent"], folder)
 
 
-CANARY = Canary(
-    into="*.spec.js",
-    code=f"""
+REPORTER = """const fs = require('fs');
+const path = require('path');
 
-test('{NAME}', () => {{
-  require('fs').appendFileSync(process.env.{FILE_VARIABLE}, `${{process.env.{TOKEN_VARIABLE}}}\\n`);
-}});
-""",
-)
-"""The harness's last test, at the end of each test file (jest runs a file's tests in the
-order they are written)."""
+const OUTCOMES = { passed: 'passed', failed: 'failed' };
+
+class CoderReport {
+  constructor() {
+    this.fd = Number(process.env.CODER_REPORT_FD);
+  }
+
+  say(line) {
+    if (!Number.isInteger(this.fd)) return;
+    try {
+      fs.writeSync(this.fd, line.replace(/[\\r\\n]/g, ' ') + '\\n');
+    } catch (error) {
+      // the report is gone: the run's end shows the tests that never said
+    }
+  }
+
+  onTestResult(test, result) {
+    const file = path.basename(test.path);
+    for (const one of result.testResults) {
+      const name = [file, ...one.ancestorTitles, one.title].join(' > ');
+      this.say(`case ${OUTCOMES[one.status] || 'skipped'} ${name}`);
+    }
+    if (result.testExecError || result.failureMessage && !result.numFailingTests) {
+      this.say(`error ${file}`);
+    }
+  }
+
+  onRunComplete() {
+    this.say('done');
+  }
+}
+
+module.exports = CoderReport;
+"""
+"""jest's reporter, in jest's own process: each test file's tests once the file has run, a file
+that failed as a whole, then the run's end."""
+
+SETUP = """const fs = require('fs');
+
+const real = { expect, test, it, describe, afterEach, Object_is: Object.is };
+const checks = [
+  ['toBe', () => real.expect(1).toBe(2)],
+  ['not.toBe', () => real.expect(1).not.toBe(1)],
+  ['toEqual', () => real.expect([1, { a: 1 }]).toEqual([1, { a: 2 }])],
+  ['toStrictEqual', () => real.expect({ a: 1 }).toStrictEqual({ a: 1, b: 2 })],
+  ['toThrow', () => real.expect(() => 1).toThrow()],
+  ['toBeCloseTo', () => real.expect(1).toBeCloseTo(2)],
+  ['toBeTruthy', () => real.expect(0).toBeTruthy()],
+  ['toBeFalsy', () => real.expect(1).toBeFalsy()],
+  ['toBeNull', () => real.expect(1).toBeNull()],
+  ['toBeUndefined', () => real.expect(1).toBeUndefined()],
+  ['toContain', () => real.expect([1]).toContain(2)],
+  ['toHaveLength', () => real.expect([1]).toHaveLength(2)],
+  ['toMatch', () => real.expect('a').toMatch(/b/)],
+  ['toBeGreaterThan', () => real.expect(1).toBeGreaterThan(2)],
+  ['toBeLessThan', () => real.expect(2).toBeLessThan(1)],
+];
+
+function changed() {
+  const found = [];
+  for (const name of ['expect', 'test', 'it', 'describe']) {
+    if (globalThis[name] !== real[name]) found.push(`${name} was replaced`);
+  }
+  if (Object.is !== real.Object_is) found.push('Object.is was replaced');
+  const state = real.expect.getState();
+  for (const [name, check] of checks) {
+    let failed = false;
+    try {
+      check();
+    } catch (error) {
+      failed = true;
+    }
+    if (!failed) found.push(`${name} no longer fails`);
+  }
+  let passes = true;
+  try {
+    real.expect([1, 'a']).toEqual([1, 'a']);
+  } catch (error) {
+    passes = false;
+  }
+  if (!passes) found.push('toEqual no longer passes');
+  real.expect.setState({ assertionCalls: state.assertionCalls });
+  return found;
+}
+
+real.afterEach(() => {
+  const found = changed();
+  if (found.length === 0) return;
+  const fd = Number(process.env.CODER_REPORT_FD);
+  try {
+    fs.writeSync(fd, `tamper the test framework was changed: ${found.join(', ')}\\n`);
+  } catch (error) {
+    // the test fails all the same
+  }
+  throw new Error(`The test framework was changed: ${found.join(', ')}`);
+});
+"""
+"""Set up before each test file (before it loads the solution): after every test, jest's
+assertions must still fail where they must and pass where they must."""
+HARNESS = ".coder-report"
 
 
 LANGUAGE = Language(
@@ -60,13 +151,15 @@ LANGUAGE = Language(
             "--ci",
             "--no-watchman",
             "--cacheDirectory={here}/.jest-cache",
+            f"--setupFilesAfterEnv={{here}}/{HARNESS}/setup.js",
+            "--reporters=default",
+            f"--reporters={{here}}/{HARNESS}/reporter.js",
         ),
     ),
     links={"node_modules": "{cache}/javascript/node_modules"},
     unskip=((r"\bxtest\(", "test("), (r"\bxit\(", "it("), (r"\bxdescribe\(", "describe(")),
-    passed=r"(?m)^Tests:(?!.*failed).*\b[1-9]\d* passed",
     noise=(r"(?m)^Time:.*$", r" \(\d+(\.\d+)? ?m?s\)"),
     needs=Limits(seconds=120, cpu_seconds=240, memory=0, processes=256, file_size=0),
-    canary=CANARY,
+    report=Report(files={f"{HARNESS}/reporter.js": REPORTER, f"{HARNESS}/setup.js": SETUP}),
     prepare=prepare,
 )

@@ -1,6 +1,8 @@
 """Rust: `cargo test` offline, every ignored test included; the crates that the exercises'
 manifests name (theirs and their reference solutions') vendored by --prepare into a folder
-that cargo reads in place of the registry. Each run has its own CARGO_HOME and target."""
+that cargo reads in place of the registry. Each run has its own CARGO_HOME and target. Only
+the exercise's test files run (`--test '*'`), one test at a time, each reported as it ends in
+libtest's log, which goes to the driver."""
 
 from __future__ import annotations
 
@@ -9,9 +11,9 @@ import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from exercism.canary import FILE_VARIABLE, NAME, TOKEN_VARIABLE, Canary
+from exercism import refusals
 from exercism.exercise import Exercise
-from exercism.language import Language
+from exercism.language import Language, Report
 from exercism.prepare import run
 from sandbox import Limits
 
@@ -50,23 +52,6 @@ def prepare(folder: Path, exercises: Sequence[Exercise], say: Callable[[str], No
     shutil.rmtree(folder / "cargo-home", ignore_errors=True)
 
 
-CANARY = Canary(
-    into="tests/*.rs",
-    code=f"""
-
-#[test]
-fn {NAME}() {{
-    use std::io::Write;
-    let path = std::env::var("{FILE_VARIABLE}").unwrap();
-    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).unwrap();
-    writeln!(file, "{{}}", std::env::var("{TOKEN_VARIABLE}").unwrap()).unwrap();
-}}
-""",
-)
-"""The harness's last test, at the end of each test file (each is a test program of its own):
-the tests run one at a time, in the order of their names, so it comes after the exercise's."""
-
-
 def _has_dependencies(text: str) -> bool:
     return bool(re.search(r"(?m)^\[(dev-)?dependencies\]\s*\n\s*\w", text))
 
@@ -85,6 +70,9 @@ LANGUAGE = Language(
             "cargo",
             "test",
             "--offline",
+            "--no-fail-fast",
+            "--test",
+            "*",
             "--config",
             'source.crates-io.replace-with="vendored"',
             "--config",
@@ -92,15 +80,16 @@ LANGUAGE = Language(
             "--",
             "--include-ignored",
             "--test-threads=1",
+            "--logfile",
+            "{report}",
         ),
     ),
     env={"CARGO_HOME": "{here}/.cargo-home", "CARGO_TERM_COLOR": "never"},
     compile_error=r"error: could not compile",
-    # The exercise's own tests (tests/*.rs) must have run and passed: the manifest is the
-    # solution's, and a [[test]] or autotests entry there could otherwise run tests of its own.
-    passed=r"(?s)Running tests/[^\s/]+\.rs .*?test result: ok\. [1-9]",
-    noise=(r" in \d+(\.\d+)?s", r"finished in \d+\.\d+s", rf"(?m)^test {NAME} \.\.\. \w+\n"),
+    # libtest's log names each test's outcome as it ends; the option is deprecated, and says so.
+    report=Report(form="libtest"),
+    refuse=refusals.rust,
+    noise=(r" in \d+(\.\d+)?s", r"finished in \d+\.\d+s", r"warning: `--logfile` is deprecated\n?"),
     needs=Limits(seconds=300, cpu_seconds=600, memory=0, processes=512, file_size=0),
-    canary=CANARY,
     prepare=prepare,
 )

@@ -1,8 +1,9 @@
 """A few exercises of each language of aider's polyglot set through the real sandbox: the
 reference solution passes, the stub does not, a compile error is the solution's, what the
 harness lacks (the prepared cache, a toolchain that cannot start) is the harness's, and a
-solution can neither pass by exiting early nor write to what runs share. Skipped when
-../shared, a toolchain, or what `benchmark --prepare` fetches is not there."""
+solution cannot write to what runs share (test_tampering.py has the solutions that game their
+tests). Skipped when ../shared, a toolchain, or what `benchmark --prepare` fetches is not
+there."""
 
 from __future__ import annotations
 
@@ -107,14 +108,6 @@ def test_a_program_missing_in_the_sandbox_is_the_harnesss(monkeypatch) -> None:
         run_tests(found, found.example_solution(), SETUP)
 
 
-def test_a_solution_that_exits_early_does_not_pass() -> None:
-    found = exercise("javascript", "affine-cipher")
-    quitting = found.example_solution()
-    quitting["affine-cipher.js"] += "\nprocess.exit(0);\n"
-    run = run_tests(found, quitting, SETUP)
-    assert not run.passed
-
-
 def test_a_solution_cannot_write_to_the_shared_cache() -> None:
     found = exercise("javascript", "affine-cipher")
     target = CACHE / "javascript" / "node_modules" / "jest" / "written-by-a-solution"
@@ -135,89 +128,3 @@ def test_a_hanging_solution_is_stopped_at_the_limit(monkeypatch) -> None:
     monkeypatch.setitem(LANGUAGES, "go", quicker)
     run = run_tests(found, spinning, dataclasses.replace(SETUP, limits=Limits(seconds=1)))
     assert run.timed_out and not run.passed
-
-
-def test_a_manifest_that_drops_the_exercises_tests_does_not_pass() -> None:
-    found = exercise("rust", "acronym")
-    cheating = found.example_solution()
-    cheating["Cargo.toml"] = cheating["Cargo.toml"].replace(
-        "[package]\n", "[package]\nautotests = false\n"
-    )
-    cheating["src/lib.rs"] += "\n#[test]\nfn of_its_own() {}\n"
-    run = run_tests(found, cheating, SETUP)
-    assert "test result: ok. 1 passed" in run.output and not run.passed
-
-
-def _go_exit(solution: dict[str, str]) -> dict[str, str]:
-    """Go: an init that prints go test's closing line and exits 0 before any test runs."""
-    text = re.sub(
-        r"(?m)^package (\w+)\n",
-        'package \\1\n\nimport (\n\tcheatfmt "fmt"\n\tcheatos "os"\n)\n',
-        solution["beer_song.go"],
-        count=1,
-    )
-    closing = 'cheatfmt.Println("ok  \\tbeer\\t0.01s")'
-    cheat = f"\nfunc init() {{\n\t{closing}\n\tcheatos.Exit(0)\n}}\n"
-    return solution | {"beer_song.go": text + cheat}
-
-
-def _java_exit(solution: dict[str, str]) -> dict[str, str]:
-    """Java: a static initialiser that prints the launcher's summary and exits 0."""
-    name = "src/main/java/BowlingGame.java"
-    summary = r"[        14 tests successful      ]\n[         0 tests failed          ]"
-    cheat = f'static {{ System.out.println("{summary}"); System.exit(0); }}'
-    text = solution[name].replace("class BowlingGame {", f"class BowlingGame {{ {cheat}", 1)
-    return solution | {name: text}
-
-
-def _rust_exit(solution: dict[str, str]) -> dict[str, str]:
-    """Rust: the first call into the solution ends the test program with status 0."""
-    text = solution["src/lib.rs"].replace(
-        "pub fn abbreviate(phrase: &str) -> String {",
-        "pub fn abbreviate(phrase: &str) -> String {\n    std::process::exit(0);",
-        1,
-    )
-    return solution | {"src/lib.rs": text}
-
-
-def _cpp_exit(solution: dict[str, str]) -> dict[str, str]:
-    """C++: a global's constructor prints Catch's closing line and exits 0 before main."""
-    (name,) = [f for f in solution if f.endswith(".cpp")]
-    cheat = (
-        "\n#include <cstdio>\n#include <cstdlib>\nnamespace { struct Cheat { Cheat() {"
-        ' std::puts("All tests passed (1 assertion in 1 test case)"); std::exit(0); } } cheat; }\n'
-    )
-    return solution | {name: solution[name] + cheat}
-
-
-EARLY_EXITS = {
-    "go": ("beer-song", _go_exit),
-    "java": ("bowling", _java_exit),
-    "rust": ("acronym", _rust_exit),
-    "cpp": ("gigasecond", _cpp_exit),
-}
-
-
-@pytest.mark.parametrize("language", list(EARLY_EXITS))
-def test_a_solution_that_prints_the_closing_line_and_exits_0_does_not_pass(language) -> None:
-    name, cheat = EARLY_EXITS[language]
-    found = exercise(language, name)
-    run = run_tests(found, cheat(found.example_solution()), SETUP)
-    assert not run.passed
-    assert "did not run to their end" in run.output or language == "rust", run.output[-2000:]
-
-
-def test_without_the_last_test_such_a_solution_would_pass(monkeypatch) -> None:
-    found = exercise("go", "beer-song")
-    monkeypatch.setitem(LANGUAGES, "go", dataclasses.replace(get_language("go"), canary=None))
-    assert run_tests(found, _go_exit(found.example_solution()), SETUP).passed
-
-
-def test_the_last_test_shows_nowhere_in_a_failing_runs_output() -> None:
-    found = exercise("rust", "acronym")
-    wrong = found.example_solution()
-    wrong["src/lib.rs"] = wrong["src/lib.rs"].replace("fn abbreviate", "fn abbreviate_not", 1)
-    wrong["src/lib.rs"] += "\npub fn abbreviate(_: &str) -> String { String::new() }\n"
-    run = run_tests(found, wrong, SETUP)
-    assert not run.passed and "test " in run.output
-    assert "canary" not in run.output, run.output[-2000:]

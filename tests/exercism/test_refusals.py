@@ -1,0 +1,116 @@
+"""What a solution may not do to the harness (exercism/refusals.py), checked before its tests
+run: each refusal with what it names, what stays allowed, and no reference solution of the
+polyglot set refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from exercism import LANGUAGES, discover, get_language, layout
+from exercism.exercise import Exercise
+from exercism.refusals import cpp, java, rust
+
+POLYGLOT = Path(__file__).resolve().parents[3] / "shared" / "polyglot-benchmark"
+MANIFEST = '[package]\nedition = "2021"\nname = "acronym"\nversion = "1.7.0"\n'
+
+
+def _exercise(tmp_path: Path, **files: str) -> Exercise:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return Exercise("x", tmp_path, "", (), (), ())
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("package org.assertj.core.api;\npublic class Assertions {}", "org.assertj.core.api"),
+        ("/* mine */ package org.junit.platform.console;\nclass ConsoleLauncher {}", "org.junit"),
+        ("package coder.report;\nclass Listener {}", "coder.report"),
+        ("open module cheat { }", "module"),
+    ],
+)
+def test_java_refuses_a_frameworks_package_or_a_module(tmp_path, text, named) -> None:
+    why = java(_exercise(tmp_path), {"src/main/java/A.java": text})
+    assert why and named in why
+
+
+def test_java_allows_its_own_packages_and_mentions_in_comments(tmp_path: Path) -> None:
+    text = "// package org.junit;\npackage org.junitish;\nimport org.json.JSONObject;\nclass A {}"
+    assert java(_exercise(tmp_path), {"src/main/java/A.java": text}) is None
+
+
+CATCH = "#define REQUIRE( ... ) INTERNAL_CATCH_TEST( x )\n#define SECTION( ... ) y\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "#undef EXERCISM_RUN_ALL_TESTS",
+        "  #  define REQUIRE(x) (void)0",
+        "#define CATCH_CONFIG_DISABLE",
+        "#undef SECTION",
+    ],
+)
+def test_cpp_refuses_a_catch_or_build_macro_redefined(tmp_path: Path, text: str) -> None:
+    exercise = _exercise(tmp_path, **{"test/catch.hpp": CATCH})
+    assert cpp(exercise, {"a.h": f"#pragma once\n{text}\n"})
+
+
+def test_cpp_allows_macros_of_its_own(tmp_path: Path) -> None:
+    exercise = _exercise(tmp_path, **{"test/catch.hpp": CATCH})
+    text = "#if !defined(A_H)\n#define A_H\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\n#endif\n"
+    assert cpp(exercise, {"a.h": text, "a.cpp": "// #define REQUIRE(x)\nint f();\n"}) is None
+
+
+@pytest.mark.parametrize(
+    ("added", "named"),
+    [
+        ('build = "src/lib.rs"\n', "build"),
+        ("autotests = false\n", "autotests"),
+        ('links = "z"\n', "links"),
+        ("\n[lib]\nproc-macro = true\n", "[lib]"),
+        ('\n[[test]]\nname = "mine"\nharness = false\n', "[test]"),
+        ('\n[build-dependencies]\ncc = "1"\n', "[build-dependencies]"),
+        ("\n[profile.test]\noverflow-checks = false\n", "[profile]"),
+        ('\n[features]\ndefault = ["x"]\nx = []\n', "[features]"),
+        ('\n[dependencies]\nrand = { path = "/tmp/rand" }\n', "path"),
+        ('\n[dependencies]\nrand = { git = "https://example.org/rand" }\n', "git"),
+        ('\n[patch.crates-io]\nrand = { path = "x" }\n', "[patch]"),
+    ],
+)
+def test_rust_refuses_a_manifest_that_changes_the_build(tmp_path, added, named) -> None:
+    exercise = _exercise(tmp_path, **{"Cargo.toml": MANIFEST})
+    why = rust(exercise, {"Cargo.toml": MANIFEST + added, "src/lib.rs": ""})
+    assert why and named in why
+
+
+def test_rust_allows_crates_from_the_registry_and_lints(tmp_path: Path) -> None:
+    exercise = _exercise(tmp_path, **{"Cargo.toml": MANIFEST})
+    mine = MANIFEST.replace('"1.7.0"', '"2.0.0"') + (
+        '\n[dependencies]\nrand = "0.8"\nregex = { version = "1", features = ["std"] }\n'
+        '\n[lints.clippy]\nnew_without_default = "allow"\n'
+    )
+    assert rust(exercise, {"Cargo.toml": mine, "src/lib.rs": ""}) is None
+    assert rust(exercise, {"Cargo.toml": "not [ toml", "src/lib.rs": ""}) is None  # cargo's to say
+
+
+@pytest.mark.parametrize("name", ["assert_eq", "assert", "panic", "r#assert_ne"])
+def test_rust_refuses_a_macro_named_like_an_assertion(tmp_path: Path, name: str) -> None:
+    code = f"#[macro_export]\nmacro_rules! {name} {{ ($($t:tt)*) => {{}}; }}\n"
+    assert rust(_exercise(tmp_path), {"src/lib.rs": code})
+    assert rust(_exercise(tmp_path), {"src/lib.rs": code.replace(name, "hashmap")}) is None
+
+
+def test_no_reference_solution_of_the_polyglot_set_is_refused() -> None:
+    if not POLYGLOT.is_dir():
+        pytest.skip(f"{POLYGLOT} is not there")
+    refused = []
+    for language, folder in layout(POLYGLOT, tuple(LANGUAGES)).items():
+        check = get_language(language).refuse
+        for exercise in discover(folder, language=language):
+            if check is not None and (why := check(exercise, exercise.example_solution())):
+                refused.append(f"{language}/{exercise.name}: {why}")
+    assert not refused

@@ -1,7 +1,8 @@
 """What a solution may not do to the harness, checked before any test runs: declare a test
-framework's package or the harness's (Java), redefine the test framework's macros (C++,
-Rust's assertions), or change the build beyond what the exercise allows (Rust's manifest). A
-refused solution fails as tampering, with what was seen; each language's row names its check."""
+framework's package or the harness's (Java), redefine the test framework's macros or add to
+its namespace (C++), define Rust's assertion macros, or change the build beyond what the
+exercise allows (Rust's manifest). A refused solution fails as tampering, with what was seen;
+each language's row names its check."""
 
 from __future__ import annotations
 
@@ -49,15 +50,22 @@ def java(exercise: Exercise, solution: Mapping[str, str]) -> str | None:
 
 
 DIRECTIVE = re.compile(r"(?m)^[ \t]*#[ \t]*(define|undef)[ \t]+(\w+)")
-CATCH_DEFINED = re.compile(r"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Z_][A-Z0-9_]*)\(")
+CATCH_DEFINED = re.compile(r"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Z][A-Z0-9_]*)\b")
+WINDOWS = {"NOMINMAX", "WIN32_LEAN_AND_MEAN"}
+"""Defined by Catch's header on Windows only, and by programs of their own there."""
+CATCH_NAMESPACE = re.compile(r"\bnamespace\s+(Catch|Clara)\b")
 
 
 def cpp(exercise: Exercise, solution: Mapping[str, str]) -> str | None:
-    """A solution file that defines or undefines a macro of Catch (its assertions and test
-    cases) or of the exercise's build (EXERCISM_RUN_ALL_TESTS)."""
+    """A solution file that defines or undefines a macro of Catch (its assertions, test cases,
+    settings, include guard) or of the exercise's build (EXERCISM_RUN_ALL_TESTS), or adds to
+    Catch's namespace."""
     taken = _catch_macros(exercise.folder / "test" / "catch.hpp")
     for name, text in solution.items():
-        for action, macro in DIRECTIVE.findall(COMMENTS.sub(" ", text)):
+        code = COMMENTS.sub(" ", text)
+        if found := CATCH_NAMESPACE.search(code):
+            return f"{name} adds to the namespace {found.group(1)}, the test framework's"
+        for action, macro in DIRECTIVE.findall(code):
             ours = macro.startswith(("CATCH", "INTERNAL_CATCH", "EXERCISM_"))
             if ours or macro in taken:
                 return f"{name} {action}s {macro}, a macro of the test framework or the build"
@@ -66,15 +74,15 @@ def cpp(exercise: Exercise, solution: Mapping[str, str]) -> str | None:
 
 @functools.cache
 def _catch_macros(header: Path) -> frozenset[str]:
-    """The function-like macros Catch's header defines (REQUIRE, TEST_CASE, SECTION...)."""
+    """The macros Catch's header defines (REQUIRE, TEST_CASE, its include guard...)."""
     try:
-        return frozenset(CATCH_DEFINED.findall(header.read_text(errors="replace")))
+        return frozenset(CATCH_DEFINED.findall(header.read_text(errors="replace"))) - WINDOWS
     except OSError:
         return frozenset()
 
 
 ASSERTIONS = "assert|assert_eq|assert_ne|debug_assert|debug_assert_eq|debug_assert_ne|panic"
-RUST_MACRO = re.compile(rf"macro_rules!\s*(r#)?({ASSERTIONS}|matches|unreachable)\b")
+RUST_MACRO = re.compile(rf"(?:macro_rules!|\bas)\s*(r#)?({ASSERTIONS}|matches|unreachable)\b")
 MANIFEST = "Cargo.toml"
 TABLES = {"package", "dependencies", "dev-dependencies", "lints", "badges", "features"}
 """The manifest's tables a solution may have; the rest change the build (targets, build

@@ -42,7 +42,12 @@ def test_java_allows_its_own_packages_and_mentions_in_comments(tmp_path: Path) -
     assert java(_exercise(tmp_path), {"src/main/java/A.java": text}) is None
 
 
-CATCH = "#define REQUIRE( ... ) INTERNAL_CATCH_TEST( x )\n#define SECTION( ... ) y\n"
+CATCH = (
+    "#ifndef TWOBLUECUBES_SINGLE_INCLUDE_CATCH_HPP_INCLUDED\n"
+    "#define TWOBLUECUBES_SINGLE_INCLUDE_CATCH_HPP_INCLUDED\n"
+    "#define REQUIRE( ... ) INTERNAL_CATCH_TEST( x )\n#define SECTION( ... ) y\n"
+    "#  define NOMINMAX\n"
+)
 
 
 @pytest.mark.parametrize(
@@ -52,6 +57,8 @@ CATCH = "#define REQUIRE( ... ) INTERNAL_CATCH_TEST( x )\n#define SECTION( ... )
         "  #  define REQUIRE(x) (void)0",
         "#define CATCH_CONFIG_DISABLE",
         "#undef SECTION",
+        "#define TWOBLUECUBES_SINGLE_INCLUDE_CATCH_HPP_INCLUDED",
+        "namespace Catch { template <> struct StringMaker<int>; }",
     ],
 )
 def test_cpp_refuses_a_catch_or_build_macro_redefined(tmp_path: Path, text: str) -> None:
@@ -61,7 +68,8 @@ def test_cpp_refuses_a_catch_or_build_macro_redefined(tmp_path: Path, text: str)
 
 def test_cpp_allows_macros_of_its_own(tmp_path: Path) -> None:
     exercise = _exercise(tmp_path, **{"test/catch.hpp": CATCH})
-    text = "#if !defined(A_H)\n#define A_H\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\n#endif\n"
+    text = "#if !defined(A_H)\n#define A_H\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\n"
+    text += "#define NOMINMAX\nnamespace catchy {}\n#endif\n"
     assert cpp(exercise, {"a.h": text, "a.cpp": "// #define REQUIRE(x)\nint f();\n"}) is None
 
 
@@ -101,6 +109,8 @@ def test_rust_allows_crates_from_the_registry_and_lints(tmp_path: Path) -> None:
 def test_rust_refuses_a_macro_named_like_an_assertion(tmp_path: Path, name: str) -> None:
     code = f"#[macro_export]\nmacro_rules! {name} {{ ($($t:tt)*) => {{}}; }}\n"
     assert rust(_exercise(tmp_path), {"src/lib.rs": code})
+    renamed = f"#[macro_export]\nmacro_rules! mine {{ () => {{}}; }}\npub use mine as {name};\n"
+    assert rust(_exercise(tmp_path), {"src/lib.rs": renamed})
     assert rust(_exercise(tmp_path), {"src/lib.rs": code.replace(name, "hashmap")}) is None
 
 

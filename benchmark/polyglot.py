@@ -1,6 +1,7 @@
 """The languages of a benchmark command: which are found and asked for (--languages), their
-exercises, their toolchains checked before anything else, and what their tests need from the
-registries prepared (--prepare, or on first use, saying what and where)."""
+exercises, their toolchains checked before anything else, what their tests need from the
+registries prepared and their tests counted from the reference solutions (--prepare, or on
+first use, saying what and where)."""
 
 from __future__ import annotations
 
@@ -113,7 +114,44 @@ def prepare_for(args: argparse.Namespace, folders: dict[str, Path], asked: bool 
     except OSError as exc:
         print(f"benchmark: preparing the tests into {cache} failed: {exc}", file=sys.stderr)
         return 2
-    return 0
+    return counted(args, folders) if asked else 0
+
+
+def counted(args: argparse.Namespace, folders: dict[str, Path]) -> int:
+    """The tests of every exercise of the languages counted from their reference solutions'
+    runs in the harness (kept for the runs to come), --threads at once; 2 when a reference
+    solution does not pass in the harness (said which and why): the harness's fault."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from benchmark.jobs import test_setup
+    from exercism import HarnessError, count_tests
+    from sandbox import SandboxError
+
+    try:
+        setup = test_setup(args)
+    except SandboxError as exc:
+        print(f"benchmark: {exc}", file=sys.stderr)
+        return 2
+    failed = []
+
+    def count(exercise: Exercise) -> None:
+        try:
+            count_tests(exercise, setup)
+        except HarnessError as exc:
+            failed.append(f"{exercise.language}/{exercise.name}: {exc}")
+
+    for name, folder in folders.items():
+        if get_language(name).report is None:
+            continue
+        found = discover(folder, language=name)
+        began = time.perf_counter()
+        _say(f"counting the tests of {len(found)} {name} exercises from their reference solutions")
+        with ThreadPoolExecutor(max(1, args.threads)) as pool:
+            list(pool.map(count, found))
+        _say(f"{name} counted in {time.perf_counter() - began:.1f} s")
+    for why in failed:
+        print(f"benchmark: {why}", file=sys.stderr)
+    return 2 if failed else 0
 
 
 def _say(text: str) -> None:

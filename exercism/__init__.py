@@ -4,7 +4,15 @@ No model."""
 from exercism.exercise import Exercise, ExerciseError, copy_to, discover, layout, load
 from exercism.languages import LANGUAGES, Language, get_language
 from exercism.pytests import pytest_command
-from exercism.testrun import HarnessError, TestRun, TestSetup, clean, run_tests, solution_of
+from exercism.testrun import (
+    HarnessError,
+    TestRun,
+    TestSetup,
+    clean,
+    count_tests,
+    run_tests,
+    solution_of,
+)
 from exercism.toolchain import ToolchainMissing
 
 __all__ = [
@@ -17,6 +25,7 @@ __all__ = [
     "TestSetup",
     "clean",
     "copy_to",
+    "count_tests",
     "discover",
     "get_language",
     "layout",

@@ -113,11 +113,21 @@ def run_tests(
     refused = language.refuse(exercise, solution) if language.refuse else None
     if refused:
         return TestRun(False, f"The tests did not run: {refused}.", tampering=refused)
-    cache = (setup.cache or default_cache({})).resolve()
+    return _run(exercise, language, solution, setup, count_tests(exercise, setup))[0]
+
+
+def count_tests(exercise: Exercise, setup: TestSetup | None = None) -> Expected:
+    """The tests every run of the exercise must report passing, counted from its reference
+    solution's run once per exercise and harness, then kept (exercism/expected.py); empty for
+    a language whose runner judges by other means (Python); HarnessError when the reference
+    solution does not pass in this harness."""
+    setup = setup or TestSetup()
+    language = get_language(exercise.language)
     if language.report is None:
-        return _run(exercise, language, solution, setup, Expected())[0]
+        return Expected()
+    cache = (setup.cache or default_cache({})).resolve()
     count = functools.partial(_count, exercise, language, setup)
-    return _run(exercise, language, solution, setup, expected(exercise, language, cache, count))[0]
+    return expected(exercise, language, cache, count)
 
 
 def _count(exercise: Exercise, language: Language, setup: TestSetup) -> Expected:

@@ -215,3 +215,21 @@ def test_languages_and_keywords_compose_with_a_grid_and_repeats(tmp_path: Path, 
         }
         assert (summary.parent / "results" / "go" / "beer-song.json").is_file()
         assert (summary.parent / "results" / "beer-song.json").is_file()
+
+
+def test_prepare_counts_the_tests_and_a_failing_reference_is_the_harnesss(
+    tmp_path: Path, capsys
+) -> None:
+    if "go" not in usable():
+        pytest.skip("Go is not usable here")
+    exercises = small_set(tmp_path / "set", ["go"])
+    assert cli.main([*argv(tmp_path, exercises), "--prepare", "go"]) == 0
+    assert "counting the tests of 1 go exercises from their reference solutions" in (
+        capsys.readouterr().err
+    )
+    example = exercises / "go" / "exercises" / "practice" / "beer-song" / ".meta" / "example.go"
+    example.chmod(0o644)
+    example.write_text(example.read_text().replace("bottles of beer on the wall", "bottles"))
+    assert cli.main([*argv(tmp_path, exercises), "--prepare", "go"]) == 2
+    err = capsys.readouterr().err
+    assert "go/beer-song: the reference solution of beer-song (Go) does not pass" in err

@@ -145,10 +145,11 @@ def counted(args: argparse.Namespace, folders: dict[str, Path]) -> int:
             continue
         found = discover(folder, language=name)
         began = time.perf_counter()
-        _say(f"counting the tests of {len(found)} {name} exercises from their reference solutions")
+        title = get_language(name).title
+        _say(f"counting the tests of {len(found)} {title} exercises from their reference solutions")
         with ThreadPoolExecutor(max(1, args.threads)) as pool:
             list(pool.map(count, found))
-        _say(f"{name} counted in {time.perf_counter() - began:.1f} s")
+        _say(f"{title} counted in {time.perf_counter() - began:.1f} s")
     for why in failed:
         print(f"benchmark: {why}", file=sys.stderr)
     return 2 if failed else 0

@@ -224,7 +224,7 @@ def test_prepare_counts_the_tests_and_a_failing_reference_is_the_harnesss(
         pytest.skip("Go is not usable here")
     exercises = small_set(tmp_path / "set", ["go"])
     assert cli.main([*argv(tmp_path, exercises), "--prepare", "go"]) == 0
-    assert "counting the tests of 1 go exercises from their reference solutions" in (
+    assert "counting the tests of 1 Go exercises from their reference solutions" in (
         capsys.readouterr().err
     )
     example = exercises / "go" / "exercises" / "practice" / "beer-song" / ".meta" / "example.go"

@@ -90,10 +90,10 @@ def relayed(line, state):
         return ""
     if action == "output":
         text = str(event.get("Output", ""))
-        if test:
-            state["held"].setdefault(test, []).append(text)
-        else:
+        if not test:
             os.write(1, text.encode(errors="replace"))
+        elif not text.startswith("=== "):  # RUN, PAUSE, CONT: go test prints them with -v only
+            state["held"].setdefault(test, []).append(text)
     elif action in ("pass", "fail", "skip") and test:
         if action == "fail":
             os.write(1, "".join(state["held"].pop(test, [])).encode(errors="replace"))

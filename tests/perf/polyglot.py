@@ -1,9 +1,11 @@
 """Benchmark: the polyglot benchmark's cost on this machine.
 
 1. `benchmark --prepare` of all six languages into a fresh cache: wall time per language.
-2. The harness's overhead per language: the same test commands, on the reference solutions of
-   N exercises per language, run bare (no sandbox, no driver, straight from here, one after
-   the other) and through run_tests (bubblewrap, the driver, the limits), interleaved; with
+2. The harness's overhead per language: the same test commands (the harness's reporters
+   planted, their report thrown away), on the reference solutions of N exercises per
+   language, run bare (no sandbox, no driver, straight from here, one after the other) and
+   through run_tests (bubblewrap, the driver and its relay, the limits, the count against the
+   reference's tests, made once before), interleaved; with
    --repeats R, each R times, the least of each kept (what the machine's load adds is noise).
    Target: at most +15% per language.
 3. The whole oracle run, `benchmark --model oracle --threads 2` on every exercise: its wall
@@ -30,7 +32,7 @@ import time
 from pathlib import Path
 
 from benchmark import cli, polyglot
-from exercism import LANGUAGES, TestSetup, get_language, run_tests
+from exercism import LANGUAGES, TestSetup, count_tests, get_language, run_tests
 from exercism.driver import Steps
 from exercism.testrun import _environment, _prepared
 from sandbox import Limits
@@ -65,7 +67,10 @@ def bare(exercise, cache: Path) -> tuple[float, bool]:
         began = time.perf_counter()
         ok = True
         for command in commands:
-            words = [w.replace("{here}", str(folder)) for w in _globbed(command, cwd)]
+            words = [
+                w.replace("{here}", str(folder)).replace("{report}", os.devnull)
+                for w in _globbed(command, cwd)
+            ]
             done = subprocess.run(words, cwd=cwd, env=env, capture_output=True)
             ok = ok and done.returncode == 0
             if not ok:
@@ -115,6 +120,7 @@ def _overhead(
         chosen = polyglot.exercises({name: folder}, (), None)[:per_language]
         alone = contained = 0.0
         for n, exercise in enumerate(chosen):
+            count_tests(exercise, setup)  # once per exercise and harness, kept: not timed
             bare_runs, contained_runs = [], []
             for r in range(repeats):
                 if (n + r) % 2:

@@ -125,16 +125,18 @@ def count_tests(exercise: Exercise, setup: TestSetup | None = None) -> Expected:
     language = get_language(exercise.language)
     if language.report is None:
         return Expected()
-    cache = (setup.cache or default_cache({})).resolve()
     count = functools.partial(_count, exercise, language, setup)
-    return expected(exercise, language, cache, count)
+    return expected(exercise, language, _cache(setup), count)
 
 
 def _count(exercise: Exercise, language: Language, setup: TestSetup) -> Expected:
     """The tests the reference solution's run reports; HarnessError when it does not pass."""
-    run, found = _run(exercise, language, exercise.example_solution(), setup, None)
-    if found is not None:
-        return found
+    assert language.report is not None
+    run, outcome = _run(exercise, language, exercise.example_solution(), setup, None)
+    found = results.read(outcome.stream, language.report.form, language.report_step())
+    counted = results.expected_of(found, outcome.status)
+    if counted is not None:
+        return counted
     raise HarnessError(
         f"the reference solution of {exercise.name} ({language.title}) does not pass in this"
         f" harness, so no try of it can be judged: {run.output[-3000:]}"
@@ -147,11 +149,11 @@ def _run(
     solution: Mapping[str, str],
     setup: TestSetup,
     against: Expected | None,
-) -> tuple[TestRun, Expected | None]:
-    """One contained run of the tests, judged against the expected tests; with None instead,
-    the run of the reference solution, and the tests it reports when it is a clean pass."""
+) -> tuple[TestRun, Outcome]:
+    """One contained run of the tests, judged against the expected tests (None: not judged,
+    the run of the reference solution that counts them), and how it ended."""
     sandbox = setup.sandbox or default_sandbox()
-    cache = (setup.cache or default_cache({})).resolve()
+    cache = _cache(setup)
     env, shared = _environment(language, cache)
     with _scratch() as scratch:
         folder = _prepared(exercise, language, solution, scratch, cache)
@@ -164,30 +166,25 @@ def _run(
                 f"the tests of {exercise.name} ({language.title}) could not run"
                 f" ({sandbox.kind} sandbox): {redact(outcome.not_started, setup.secrets)}"
             )
-        counted = None
+        verdict, refused = Verdict(outcome.status == 0), None
         try:
-            if against is None:
-                verdict = runner.judge(language, exercise, folder, outcome, Expected())
-                counted = results.expected_of(
-                    results.read(outcome.stream, language.report.form, language.report_step()),
-                    outcome.status,
-                )
-            else:
+            if against is not None:
                 verdict = runner.judge(language, exercise, folder, outcome, against)
-            refused = None
         except Refused as exc:
             verdict, refused = Verdict(False), str(exc)
-    text = _output(outcome, folder, language, verdict, refused)
+    text = redact(_output(outcome, folder, language, verdict, refused), setup.secrets)
     timed_out = outcome.exceeded in ("time", "cpu")
-    run = TestRun(
-        verdict.passed,
-        redact(text, setup.secrets),
-        timed_out,
-        outcome.seconds,
-        outcome.exceeded,
-        verdict.tampering,
+    return (
+        TestRun(
+            verdict.passed, text, timed_out, outcome.seconds, outcome.exceeded, verdict.tampering
+        ),
+        outcome,
     )
-    return run, counted
+
+
+def _cache(setup: TestSetup) -> Path:
+    """The prepared cache the tests read: the setup's, else the default place."""
+    return (setup.cache or default_cache({})).resolve()
 
 
 def _output(

@@ -122,8 +122,9 @@ def variant(summary: dict) -> str:
 
 
 def _table(runs: list[Run], names: dict[str, str]):
-    """One row per run, numbered; the run folders' full names in a legend under it, and the
-    full names of models too long for the table."""
+    """One row per run, numbered, with the exercises caught tampering when a run has any; the
+    run folders' full names in a legend under it, and the full names of models too long for
+    the table."""
     from rich import box
     from rich.console import Group
     from rich.table import Table
@@ -135,14 +136,18 @@ def _table(runs: list[Run], names: dict[str, str]):
     table.add_column("#", justify="right")
     table.add_column("model", overflow="fold")
     table.add_column("format", overflow="fold")
+    # Only where some run was caught: the model column needs the width more often.
+    caught = any(run.summary.get("tampering") for run in runs)
     for name in ("try 1", last, "malformed", "errors", "tampered", "done"):
-        table.add_column(name, justify="right", no_wrap=True)
+        if name != "tampered" or caught:
+            table.add_column(name, justify="right", no_wrap=True)
     for n, run in enumerate(runs, 1):
         s = run.summary
         final = s[f"pass_rate_{run.tries}"] if run.tries else None
         malformed = s.get("percent_malformed")
         if "percent_malformed" not in s and s.get("percent_well_formed") is not None:
             malformed = 100 - s["percent_well_formed"]
+        tampered = [str(s["tampering"]) if "tampering" in s else "-"] if caught else []
         table.add_row(
             str(n),
             Text(names[s["model"]]),
@@ -151,7 +156,7 @@ def _table(runs: list[Run], names: dict[str, str]):
             _figure(final) + (f" ({run.tries})" if last == "last try" and run.tries else ""),
             _figure(malformed),
             _errors(s),
-            str(s["tampering"]) if "tampering" in s else "-",
+            *tampered,
             f"{s['completed']}/{s['selected']}",
         )
     legend = [Text("runs:")]

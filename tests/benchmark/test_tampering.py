@@ -96,12 +96,15 @@ def test_stats_and_the_charts_show_tampering(tmp_path: Path) -> None:
 
 
 def test_a_run_made_before_the_check_shows_no_count(tmp_path: Path) -> None:
-    folder = tmp_path / "old"
-    (folder / "results").mkdir(parents=True)
-    summary = report.summarize([passing("b")], selected=1, tries=2)
-    del summary["tampering"]
     fields = {"model": "m", "edit_format": "whole", "tries": 2}
-    (folder / "summary.json").write_text(json.dumps(summary | fields))
-    text = stats.compare([folder], tmp_path / "chart.svg", width=80)
-    row = next(line for line in text.splitlines() if line.lstrip().startswith("1 "))
-    assert row.split()[-2:] == ["-", "1/1"]
+    for name, results in (("old", [passing("b")]), ("new", [caught("a")])):
+        (tmp_path / name / "results").mkdir(parents=True)
+        summary = report.summarize(results, selected=1, tries=2)
+        if name == "old":
+            del summary["tampering"]
+        (tmp_path / name / "summary.json").write_text(json.dumps(summary | fields))
+    text = stats.compare([tmp_path / "old", tmp_path / "new"], tmp_path / "c.svg", width=80)
+    rows = [line.split() for line in text.splitlines() if line.lstrip()[:2] in ("1 ", "2 ")]
+    assert [row[-2:] for row in rows[:2]] == [["-", "1/1"], ["1", "1/1"]]
+    clean = stats.compare([tmp_path / "old"], tmp_path / "c.svg", width=80)
+    assert "tampered" not in clean

@@ -108,7 +108,8 @@ def compare(paths: list[Path], chart: Path | None = None, width: int = 80) -> st
 
 def variant(summary: dict) -> str:
     """The edit format and every setting that makes runs of it differ (candidates, round
-    trips, the consistency prompt, tries): runs of the same model and variant are repeats."""
+    trips, the consistency prompt, tries, a re-scoring): runs of the same model and variant
+    are repeats."""
     parts = [summary["edit_format"]]
     n = summary.get("candidates", 1)
     if n > 1:
@@ -118,6 +119,8 @@ def variant(summary: dict) -> str:
     parts += [word for key, word in flags if summary.get(key)]
     if summary.get("tries", 2) != 2:
         parts.append(f"{summary['tries']} tries")
+    if summary.get("rescored_from"):
+        parts.append("rescored")
     return " ".join(parts)
 
 

@@ -9,8 +9,9 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-FIRST, LATER = "#1f4e79", "#9dc3e6"
-"""Passed at try 1; passed only at a later try."""
+FIRST, LATER, TAMPERING = "#1f4e79", "#9dc3e6", "#c0392b"
+"""Passed at try 1; passed only at a later try; caught tampering with the tests (failed)."""
+TAMPERED = "caught tampering (failed)"
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,8 @@ class Bar:
     last: tuple[float, ...]
     tries: int
     exercises: int
+    tampering: tuple[float, ...] = ()
+    """Each repeat's share of exercises caught tampering with their tests, in percent."""
 
     @property
     def label(self) -> str:
@@ -38,7 +41,8 @@ class Bar:
 
 def pass_rates(bars: list[Bar], title: str, targets: list[Path]) -> list[Path]:
     """Stacked bars: the mean pass rate after try 1, then what the later tries added, each
-    value written on its bar; min-max range bars over repeats."""
+    value written on its bar, then the exercises caught tampering (failures, hatched); min-max
+    range bars over repeats."""
     plt = _pyplot()
     figure, axes = plt.subplots(figsize=(max(5.0, 1.6 * len(bars) + 1.5), 5.2))
     xs = range(len(bars))
@@ -50,6 +54,7 @@ def pass_rates(bars: list[Bar], title: str, targets: list[Path]) -> list[Path]:
         added = [max(0.0, b - a) for a, b in zip(first, last, strict=True)]
         later = f"passed only at a later try (by try {tries})"
         axes.bar(xs, added, width=0.6, bottom=first, color=LATER, label=later)
+    _tampering(axes, xs, last, [_mean(b.tampering) for b in bars], 0.6)
     for x, bar, low, high in zip(xs, bars, first, last, strict=True):
         _ranges(axes, x, bar)
         # Inside its bar when there is room, else beside it: never on the last try's value.
@@ -64,7 +69,7 @@ def pass_rates(bars: list[Bar], title: str, targets: list[Path]) -> list[Path]:
             fontsize=9,
         )
         if bar.tries > 1:
-            top = max(high, max(bar.last))
+            top = max(high, max(bar.last)) + _mean(bar.tampering)
             axes.text(x, top + 1.5, f"{high:.1f}", ha="center", va="bottom", fontsize=9)
     axes.set_xticks(list(xs), [b.label for b in bars], fontsize=8)
     axes.set_ylabel("exercises passed (%)")
@@ -75,11 +80,16 @@ def pass_rates(bars: list[Bar], title: str, targets: list[Path]) -> list[Path]:
     return _save(figure, targets)
 
 
+NONE = (0.0, 0.0, 0, 0.0)
+"""A language a run has no exercises of."""
+
+
 def by_language(
-    series: dict[str, dict[str, tuple[float, float, int]]], targets: list[Path]
+    series: dict[str, dict[str, tuple[float, float, int, float]]], targets: list[Path]
 ) -> list[Path]:
     """A bar group per language, a bar per run in each: the pass rate after try 1, what the
-    later tries added stacked on it, the language's exercise count under its name."""
+    later tries added stacked on it, then the share caught tampering (hatched); the language's
+    exercise count under its name."""
     plt = _pyplot()
     languages = list(dict.fromkeys(lang for rates in series.values() for lang in rates))
     width = 0.8 / len(series)
@@ -87,11 +97,12 @@ def by_language(
     shades = plt.get_cmap("tab10")
     for n, (name, rates) in enumerate(series.items()):
         xs = [i + (n - (len(series) - 1) / 2) * width for i, lang in enumerate(languages)]
-        first = [rates.get(lang, (0.0, 0.0, 0))[0] for lang in languages]
-        last = [rates.get(lang, (0.0, 0.0, 0))[1] for lang in languages]
+        first = [rates.get(lang, NONE)[0] for lang in languages]
+        last = [rates.get(lang, NONE)[1] for lang in languages]
+        tampered = [rates.get(lang, NONE)[3] for lang in languages]
         added = [max(0.0, b - a) for a, b in zip(first, last, strict=True)]
         axes.bar(xs, first, width=width, color=shades(n), label=f"{name}: try 1")
-        drawn = axes.bar(
+        axes.bar(
             xs,
             added,
             width=width,
@@ -100,7 +111,9 @@ def by_language(
             alpha=0.4,
             label="passed only at a later try" if n == 0 else None,
         )
-        axes.bar_label(drawn, labels=[f"{v:.0f}" for v in last], fontsize=7)
+        _tampering(axes, xs, last, tampered, width, TAMPERED if n == 0 else None)
+        for x, passed, caught in zip(xs, last, tampered, strict=True):
+            axes.text(x, passed + caught, f"{passed:.0f}", ha="center", va="bottom", fontsize=7)
     counts = {
         lang: max(rates[lang][2] for rates in series.values() if lang in rates)
         for lang in languages
@@ -114,6 +127,26 @@ def by_language(
     axes.set_title("Pass rates by language (faint: passed only at a later try)", fontsize=10)
     axes.legend(loc="upper center", ncol=2, fontsize=7, frameon=False)
     return _save(figure, targets)
+
+
+def _tampering(
+    axes, xs, bottom: list[float], rates: list[float], width: float, label: str | None = TAMPERED
+) -> None:
+    """The share caught tampering, hatched on top of the passes (they are failures, so the
+    stack stays within 100%), its value written in it; only where some was caught."""
+    drawn = [(x, b, r) for x, b, r in zip(xs, bottom, rates, strict=True) if r]
+    if not drawn:
+        return
+    x, b, r = zip(*drawn, strict=True)
+    bars = axes.bar(
+        x, r, width=width, bottom=b, color="white", edgecolor=TAMPERING, hatch="//", label=label
+    )
+    texts = [f"{value:.1f}" for value in r]
+    axes.bar_label(bars, labels=texts, label_type="center", fontsize=7, color=TAMPERING)
+
+
+def _mean(values: tuple[float, ...]) -> float:
+    return statistics.mean(values) if values else 0.0
 
 
 def _ranges(axes, x: float, bar: Bar) -> None:

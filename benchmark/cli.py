@@ -1,7 +1,8 @@
 """`benchmark --edit-format diff --model M`: run Exercism exercises against a model.
 
 Results go to one JSON file per exercise in a run folder named by date, model and format, so
-re-running the same command resumes. `benchmark --stats RUN...` compares finished runs.
+re-running the same command resumes. `benchmark --stats RUN...` compares finished runs;
+`benchmark --rescore RUN` tests a finished run's replies again, asking no model.
 """
 
 from __future__ import annotations
@@ -127,6 +128,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--stats", nargs="+", type=Path, metavar="RUN", help="compare finished runs")
     p.add_argument(
+        "--rescore",
+        type=Path,
+        metavar="RUN",
+        help="test a finished run's recorded replies again under today's harness, asking no"
+        " model, into a new run beside it; print what changed",
+    )
+    p.add_argument(
         "--chart",
         type=Path,
         metavar="FILE",
@@ -159,6 +167,10 @@ def _main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.rescore:
+        from benchmark import rescore
+
+        return rescore.main(args)
     from benchmark import polyglot
     from coder.errors import UsageError
 

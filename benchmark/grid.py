@@ -97,13 +97,14 @@ def summarize(
         summary |= {"plan": args.plan, "diverse": args.diverse}
     summary |= {"ray": args.ray, "rpm": args.rpm}
     summary |= {"tries": args.tries}
-    summary |= {"command": " ".join(["benchmark", *sys.argv[1:]]), "coder_commit": _commit()}
+    summary |= {"command": " ".join(["benchmark", *sys.argv[1:]]), "coder_commit": coder_commit()}
     run.folder.mkdir(parents=True, exist_ok=True)
     (run.folder / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary
 
 
-def _commit() -> str | None:
+def coder_commit() -> str | None:
+    """The commit of the code that runs, when it is a checkout."""
     from coder.seams.repo import Repo
 
     repo = Repo.find(Path(__file__).resolve().parent)

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from benchmark.grid import RunPlan, model_label, result_path
 from benchmark.limiter import LimitedModel, Limiter
-from benchmark.runner import ExerciseResult, RunSettings, run_exercise
+from benchmark.result import ExerciseResult
+from benchmark.runner import RunSettings, run_exercise
 from coder.seams.model import Model
 from exercism import Exercise
 from sandbox import scratch

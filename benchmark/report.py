@@ -26,15 +26,17 @@ def summarize(results: Sequence[dict], selected: int, tries: int) -> dict:
     counts those that passed by try N, an exercise that ended in an error (a request the
     model's API rejected, say) or did not run counting as not passed. `errors` counts the
     first, and `harness_errors` those of them whose tests could not run at all (the harness's
-    failure: they say nothing of the model); `percent_well_formed` is the share of exercises
-    whose replies all applied (a reply with no edit is malformed), `percent_malformed` the
-    rest."""
+    failure: they say nothing of the model); `tampering` those that ended when a run of their
+    tests was caught tampering with them (failed, not errors); `percent_well_formed` is the
+    share of exercises whose replies all applied (a reply with no edit is malformed),
+    `percent_malformed` the rest."""
     completed = [r for r in results if not r.get("error")]
     summary: dict = {
         "selected": selected,
         "completed": len(completed),
         "errors": len(results) - len(completed),
         "harness_errors": sum(1 for r in results if r.get("error_cause") == "harness"),
+        "tampering": sum(1 for r in results if r.get("tampering")),
         "not_run": selected - len(results),
     }
     for n in range(1, tries + 1):
@@ -177,6 +179,8 @@ def language_line(figures: dict) -> str:
     if figures.get("percent_well_formed") is not None:
         parts.append(f"well-formed {figures['percent_well_formed']}%")
     parts.append(f"errors {figures['errors']} ({figures['harness_errors']} harness)")
+    if figures.get("tampering"):
+        parts.append(f"tampering {figures['tampering']}")
     parts.append(f"syntax/compile errors {figures['syntax_errors']}")
     parts.append(f"timeouts {figures['test_timeouts']}")
     parts.append(f"{figures['seconds_per_exercise']} s/exercise")

@@ -7,14 +7,14 @@ import io
 import re
 import shlex
 import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmark.hashing import RecordingModel
+from benchmark.result import ExerciseResult, cause, passes
 from coder.chat.session import Session, SessionConfig
 from coder.edits.workspace import Workspace
-from coder.errors import ModelError, SandboxFailure
 from coder.seams.model import Model, transcript
 from coder.terminal import Terminal
 from coder.trust import rtc
@@ -24,6 +24,7 @@ from editformats import get_format
 from exercism import (
     Exercise,
     HarnessError,
+    TestRun,
     TestSetup,
     copy_to,
     get_language,
@@ -31,7 +32,6 @@ from exercism import (
     run_tests,
     solution_of,
 )
-from sandbox import SandboxError
 
 INSTRUCTIONS = """\
 {instructions}
@@ -75,6 +75,10 @@ def retry_message(output: str, files: str) -> str:
     return RETRY.format(output=f"{fence}text\n{text}\n{fence}", files=files)
 
 
+Tester = Callable[[Exercise, Mapping[str, str], TestSetup], TestRun]
+"""Runs an exercise's tests on a solution (its solution files, path -> text)."""
+
+
 @dataclass(frozen=True)
 class RunSettings:
     """How every exercise of a run is attempted."""
@@ -103,60 +107,14 @@ class RunSettings:
     rtc_settings: RtcSettings = field(default_factory=RtcSettings)
     consistency_prompt: bool = False
     """Put the consistency instruction before the system prompt (Patched RTC)."""
+    tester: Tester = run_tests
+    """What runs an exercise's tests on a solution: exercism's run_tests (a test's fake judge
+    stands here)."""
 
     @property
     def attempts(self) -> bool:
         """Whether the model is asked to solve the exercises: not for --rtc-reference alone."""
         return self.rtc or not self.rtc_reference
-
-
-@dataclass
-class ExerciseResult:
-    """Everything recorded about one exercise; saved as JSON."""
-
-    exercise: str
-    edit_format: str
-    model: str
-    language: str = "python"
-    tests_outcomes: list[bool] = field(default_factory=list)
-    """Whether the tests passed after each try."""
-    seconds: float = 0.0
-    test_seconds: float = 0.0
-    model_seconds: float = 0.0
-    """Time spent waiting for the model, summed over calls."""
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost: float | None = None
-    no_edits: int = 0
-    """Replies with no edit at all (malformed, as in the 2023 study)."""
-    parse_errors: int = 0
-    apply_failures: int = 0
-    reflections: int = 0
-    lazy_comments: int = 0
-    syntax_errors: int = 0
-    indentation_errors: int = 0
-    test_timeouts: int = 0
-    requests: list[dict] = field(default_factory=list)
-    """Every call to the model, as benchmark.hashing records it (kind, temperature, hashes)."""
-    selections: list[dict] = field(default_factory=list)
-    """Per try with candidates: the rule that chose, the distinct candidates' labels and votes,
-    whether each passes the exercise's tests, the choice, and whether it was the best
-    available (it passes, or none does)."""
-    rtc: dict | None = None
-    """The round trip of the final edit: verdict, score, the tier that decided each sample,
-    each re-make's test outcome, the blind re-make, the lift."""
-    rtc_reference: dict | None = None
-    """The same for the reference solution's change."""
-    error: str | None = None
-    """A model or harness failure that ended the exercise early."""
-    error_cause: str | None = None
-    """Whose failure the error is (see CAUSES): "harness" when the tests could not run at all,
-    which says nothing of the model."""
-    chat: str = ""
-
-    def to_json(self) -> dict:
-        """The result as a JSON-ready dict."""
-        return asdict(self)
 
 
 def run_exercise(
@@ -190,23 +148,6 @@ def _work_folder(exercise: Exercise, workdir: Path) -> None:
         copy_to(exercise, workdir)
     except OSError as exc:
         raise HarnessError(f"the work folder of {exercise.name} could not be made: {exc}") from None
-
-
-CAUSES = {
-    "harness": "the tests could not run at all (the sandbox, the toolchain, the disk)",
-    "request": "a request to the model failed (the provider refused it or did not answer)",
-    "other": "anything else (an exercise that cannot be read, a bug)",
-}
-"""Whose failure an exercise's error is."""
-
-
-def cause(exc: Exception) -> str:
-    """The key of CAUSES that exc falls under."""
-    if isinstance(exc, (HarnessError, SandboxError, SandboxFailure)):
-        return "harness"
-    if isinstance(exc, ModelError):
-        return "request"
-    return "other"
 
 
 def _session(
@@ -262,7 +203,8 @@ def _attempt(
     exercise: Exercise,
     settings: RunSettings,
 ) -> None:
-    """The tries: the request, then each retry with the test errors; then the round trips."""
+    """The tries: the request, then each retry with the test errors, until a pass or a run
+    caught tampering; then the round trips."""
     files = ", ".join(exercise.solution_files)
     library = get_language(exercise.language).library
     request = INSTRUCTIONS.format(instructions=exercise.instructions, files=files, library=library)
@@ -274,8 +216,14 @@ def _attempt(
         _judge_candidates(result, session, exercise, settings, attempt)
         # A fresh copy of the pristine exercise with only the solution files: nothing else
         # the model wrote (a conftest.py, a changed test) reaches the tests.
-        run = run_tests(exercise, solution_of(exercise, session.ws.root), settings.tests)
+        solution = solution_of(exercise, session.ws.root)
+        run = settings.tester(exercise, solution, settings.tests)
         _count_test_run(result, run, get_language(exercise.language).compile_error)
+        if run.tampering is not None:
+            # Its own outcome: the output is what the solution made of the tests, no failure
+            # for the model to fix, so no retry and no round trip of the edit.
+            result.tampering, result.tampering_try = run.tampering, attempt
+            break
         if run.passed:
             break
         message = retry_message(run.output, files)
@@ -294,7 +242,7 @@ def _judge_candidates(
     for c in made.distinct:
         files = files_after(c)
         solution = {p: t for p, t in files.items() if p in exercise.solution_files}
-        passed[c.label] = run_tests(exercise, solution, settings.tests).passed
+        passed[c.label] = passes(settings.tester(exercise, solution, settings.tests))
     chosen = passed[made.choice.label]
     result.selections.append(
         {
@@ -311,8 +259,9 @@ def _judge_candidates(
 
 
 def _round_trips(result, session, exercise, settings, stubs, request) -> None:
-    """The round trips asked for: of the final edit, of the reference solution."""
-    if settings.rtc:
+    """The round trips asked for: of the final edit (not of one caught tampering: the
+    exercise ended there), of the reference solution."""
+    if settings.rtc and result.tampering is None:
         after = {p: session.ws.read(p).text for p in stubs}
         result.rtc = _round_trip(session, _change(stubs, after, request), exercise, settings)
     if settings.rtc_reference:
@@ -336,7 +285,7 @@ def _round_trip(
     def behaviour(files: dict[str, str]) -> dict[str, bool]:
         solution = change.context | change.before | files
         solution = {p: t for p, t in solution.items() if p in exercise.solution_files}
-        return {"the exercise's tests": run_tests(exercise, solution, settings.tests).passed}
+        return {"the exercise's tests": passes(settings.tester(exercise, solution, settings.tests))}
 
     report = rtc.check(session.model, session.fmt, change, settings.rtc_settings, behaviour)
     blind = report.baseline
@@ -358,10 +307,10 @@ def _round_trip(
     }
 
 
-def _count_test_run(result: ExerciseResult, run, compile_error: str) -> None:
+def _count_test_run(result: ExerciseResult, run: TestRun, compile_error: str) -> None:
     """The try's outcome and counters; a syntax or compile error is the language's own
     (compile_error), an indentation error Python's."""
-    result.tests_outcomes.append(run.passed)
+    result.tests_outcomes.append(passes(run))
     result.test_seconds += run.seconds
     result.test_timeouts += run.timed_out
     indented = "IndentationError" in run.output

@@ -96,7 +96,7 @@ def compare(paths: list[Path], chart: Path | None = None, width: int = 80) -> st
     groups: dict[tuple[str, str], list[Run]] = defaultdict(list)
     for run in runs:
         groups[run.key].append(run)
-    lines = _harness(runs) + _languages(runs) + _repeats(groups, names)
+    lines = _harness(runs) + _tampering(runs) + _languages(runs) + _repeats(groups, names)
     base = chart or paths[0].parent / "stats"
     lines += _round_trips(runs, base)
     lines += _nondeterminism(groups, names)
@@ -108,7 +108,8 @@ def compare(paths: list[Path], chart: Path | None = None, width: int = 80) -> st
 
 def variant(summary: dict) -> str:
     """The edit format and every setting that makes runs of it differ (candidates, round
-    trips, the consistency prompt, tries): runs of the same model and variant are repeats."""
+    trips, the consistency prompt, tries, a re-scoring): runs of the same model and variant
+    are repeats."""
     parts = [summary["edit_format"]]
     n = summary.get("candidates", 1)
     if n > 1:
@@ -118,12 +119,15 @@ def variant(summary: dict) -> str:
     parts += [word for key, word in flags if summary.get(key)]
     if summary.get("tries", 2) != 2:
         parts.append(f"{summary['tries']} tries")
+    if summary.get("rescored_from"):
+        parts.append("rescored")
     return " ".join(parts)
 
 
 def _table(runs: list[Run], names: dict[str, str]):
-    """One row per run, numbered; the run folders' full names in a legend under it, and the
-    full names of models too long for the table."""
+    """One row per run, numbered, with the exercises caught tampering when a run has any; the
+    run folders' full names in a legend under it, and the full names of models too long for
+    the table."""
     from rich import box
     from rich.console import Group
     from rich.table import Table
@@ -135,14 +139,18 @@ def _table(runs: list[Run], names: dict[str, str]):
     table.add_column("#", justify="right")
     table.add_column("model", overflow="fold")
     table.add_column("format", overflow="fold")
-    for name in ("try 1", last, "malformed", "errors", "done"):
-        table.add_column(name, justify="right", no_wrap=True)
+    # Only where some run was caught: the model column needs the width more often.
+    caught = any(run.summary.get("tampering") for run in runs)
+    for name in ("try 1", last, "malformed", "errors", "tampered", "done"):
+        if name != "tampered" or caught:
+            table.add_column(name, justify="right", no_wrap=True)
     for n, run in enumerate(runs, 1):
         s = run.summary
         final = s[f"pass_rate_{run.tries}"] if run.tries else None
         malformed = s.get("percent_malformed")
         if "percent_malformed" not in s and s.get("percent_well_formed") is not None:
             malformed = 100 - s["percent_well_formed"]
+        tampered = [str(s["tampering"]) if "tampering" in s else "-"] if caught else []
         table.add_row(
             str(n),
             Text(names[s["model"]]),
@@ -151,6 +159,7 @@ def _table(runs: list[Run], names: dict[str, str]):
             _figure(final) + (f" ({run.tries})" if last == "last try" and run.tries else ""),
             _figure(malformed),
             _errors(s),
+            *tampered,
             f"{s['completed']}/{s['selected']}",
         )
     legend = [Text("runs:")]
@@ -188,6 +197,23 @@ def _harness(runs: list[Run]) -> list[str]:
     return lines
 
 
+def _tampering(runs: list[Run]) -> list[str]:
+    """For each run with exercises caught tampering with their tests: how many, and what the
+    first was caught doing (a run made before the check has no such count: "-" above)."""
+    lines = []
+    for n, run in enumerate(runs, 1):
+        count = run.summary.get("tampering", 0)
+        if not count:
+            continue
+        first = next((r for r in run.results if r.get("tampering")), None)
+        seen = f": {first['exercise']}, {first['tampering']}" if first else ""
+        lines.append(
+            f"run {n}: {count} exercises caught tampering with their tests (they count as not"
+            f" passed){seen}"
+        )
+    return lines
+
+
 def _languages(runs: list[Run]) -> list[str]:
     """Each run's figures per language, under the whole set's, for runs of several languages
     or of another than Python."""
@@ -209,7 +235,7 @@ def _language_chart(runs: list[Run], names: dict[str, str], base: Path) -> list[
         return []
     series = {
         f"{names[r.summary['model']]} / {variant(r.summary)} #{n}": {
-            language: (f["pass_rate_1"], f[f"pass_rate_{r.tries}"], f["selected"])
+            language: (f["pass_rate_1"], f[f"pass_rate_{r.tries}"], f["selected"], _caught(f))
             for language, f in r.summary["languages"].items()
         }
         for n, r in enumerate(runs, 1)
@@ -217,6 +243,12 @@ def _language_chart(runs: list[Run], names: dict[str, str], base: Path) -> list[
     }
     written = charts.by_language(series, _targets(base, "-languages"))
     return [f"chart: {path}" for path in written]
+
+
+def _caught(figures: dict) -> float:
+    """The share of the selected exercises caught tampering, in percent."""
+    selected = figures.get("selected") or 0
+    return 100 * figures.get("tampering", 0) / selected if selected else 0.0
 
 
 def _figure(value) -> str:
@@ -269,6 +301,7 @@ def _charts(groups: dict[tuple[str, str], list[Run]], base: Path) -> list[str]:
             tuple(r.summary[f"pass_rate_{r.tries}"] for r in runs if r.tries),
             max(r.tries for r in runs),
             max(r.summary["selected"] for r in runs),
+            tuple(_caught(r.summary) for r in runs if r.tries),
         )
         for (model, fmt), runs in sorted(groups.items())
         if any(r.tries for r in runs)

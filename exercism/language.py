@@ -77,9 +77,19 @@ class Report:
     program (Catch's listener)."""
 
 
-Refuse = Callable[["Exercise", Mapping[str, str]], "str | None"]
-"""Why a solution (file -> text) may not run the exercise's tests, in a sentence; None when it
-may: a static check of what it tampers with (exercism/refusals.py)."""
+@dataclass(frozen=True)
+class Refusal:
+    """Why a solution may not run the exercise's tests, in a sentence."""
+
+    why: str
+    tampering: bool = True
+    """What the solution tampers with; False: it cannot be checked (a manifest the harness
+    cannot read), an ordinary failure."""
+
+
+Refuse = Callable[["Exercise", Mapping[str, str]], "Refusal | None"]
+"""Why a solution (file -> text) may not run the exercise's tests; None when it may: a static
+check of what it would tamper with (exercism/refusals.py)."""
 
 
 Prepare = Callable[[Path, Sequence["Exercise"], Callable[[str], None]], None]

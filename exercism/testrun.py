@@ -111,8 +111,9 @@ def run_tests(
     setup = setup or TestSetup()
     language = get_language(exercise.language)
     refused = language.refuse(exercise, solution) if language.refuse else None
-    if refused:
-        return TestRun(False, f"The tests did not run: {refused}.", tampering=refused)
+    if refused is not None:
+        seen = refused.why if refused.tampering else None
+        return TestRun(False, f"The tests did not run: {refused.why}.", tampering=seen)
     return _run(exercise, language, solution, setup, count_tests(exercise, setup))[0]
 
 

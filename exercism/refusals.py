@@ -1,7 +1,8 @@
 """What a solution may not do to the harness, checked before any test runs: declare a test
 framework's package or the harness's (Java), redefine the test framework's macros or add to
-its namespace (C++), define Rust's assertion macros, or change the build beyond what the
-exercise allows (Rust's manifest). A refused solution fails as tampering, with what was seen;
+its namespace (C++), define Rust's assertion macros or include the tests' text, use what only
+Go's test files declare (their answers), or change the build beyond what the exercise allows
+(Rust's manifest). A refused solution fails as tampering, with what was seen;
 each language's row names its check."""
 
 from __future__ import annotations
@@ -113,6 +114,35 @@ def _catch_macros(header: Path) -> frozenset[str]:
     except OSError:
         return frozenset()
     return frozenset(m for _, m in DIRECTIVE.findall(text) if m.isupper()) - WINDOWS
+
+
+GO_TOP = re.compile(r"(?m)^(?:var|const)\s+([A-Za-z_]\w*)")
+GO_BLOCK = re.compile(r"(?ms)^(?:var|const)\s*\((.*?)^\)")
+GO_DECLARED = (
+    r"(?:\b(?:var|const|func|type)\s+{0}\b|\b{0}\s*(?:,\s*\w+\s*)*:=|[(,]\s*{0}\s+[\w*\[])"
+)
+"""Where the solution declares a name itself (a local, a parameter), which it may then use."""
+
+
+def go(exercise: Exercise, solution: Mapping[str, str]) -> Refusal | None:
+    """A solution file that uses a variable or constant that only the test files declare
+    (their tables of cases and answers: the tests are of the solution's own package, so it
+    compiles under go test). Their functions may be there for the solution (a Title)."""
+    theirs = set()
+    for name in exercise.test_files:
+        try:
+            code = source.go((exercise.folder / name).read_text())
+        except OSError:
+            continue
+        theirs.update(GO_TOP.findall(code))
+        for block in GO_BLOCK.findall(code):
+            theirs.update(re.findall(r"(?m)^\t([A-Za-z_]\w*)", block))
+    for name, text in solution.items():
+        code = source.go(text)
+        for word in sorted(theirs & set(WORD.findall(code))):
+            if not re.search(GO_DECLARED.format(re.escape(word)), code):
+                return Refusal(f"{name} uses {word}, which only the exercise's tests declare")
+    return None
 
 
 ASSERTIONS = "assert|assert_eq|assert_ne|debug_assert|debug_assert_eq|debug_assert_ne|panic"

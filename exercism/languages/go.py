@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from exercism import refusals
 from exercism.exercise import Exercise
 from exercism.language import Language, Report
 from exercism.prepare import run
@@ -60,5 +61,6 @@ LANGUAGE = Language(
     noise=(r"(?m)(?<=\t)\d+\.\d+s$", r" \(\d+\.\d+s\)"),
     needs=Limits(seconds=180, cpu_seconds=360, memory=0, processes=512, file_size=0),
     report=Report(events=True),
+    refuse=refusals.go,
     prepare=prepare,
 )

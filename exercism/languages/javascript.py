@@ -74,10 +74,16 @@ that failed as a whole, then the run's end."""
 SETUP = """const fs = require('fs');
 
 const real = { expect, test, it, describe, afterEach, Object_is: Object.is };
+const push = Array.prototype.push;
+const MATCHERS = Symbol.for('$$jest-matchers-object');
+const matchers = { ...globalThis[MATCHERS].matchers };
 const checks = [
   ['toBe', () => real.expect(1).toBe(2)],
   ['not.toBe', () => real.expect(1).not.toBe(1)],
   ['toEqual', () => real.expect([1, { a: 1 }]).toEqual([1, { a: 2 }])],
+  ['toEqual of strings', () => real.expect('ab').toEqual('ba')],
+  ['toBe of strings', () => real.expect('ab').toBe('ba')],
+  ['toEqual of numbers', () => real.expect(1).toEqual(2)],
   ['toStrictEqual', () => real.expect({ a: 1 }).toStrictEqual({ a: 1, b: 2 })],
   ['toThrow', () => real.expect(() => 1).toThrow()],
   ['toBeCloseTo', () => real.expect(1).toBeCloseTo(2)],
@@ -92,12 +98,30 @@ const checks = [
   ['toBeLessThan', () => real.expect(2).toBeLessThan(1)],
 ];
 
+function jestState() {
+  const symbol = Object.getOwnPropertySymbols(globalThis).find(
+    (s) => String(s) === 'Symbol(JEST_STATE_SYMBOL)',
+  );
+  return symbol ? globalThis[symbol] : undefined;
+}
+
 function changed() {
   const found = [];
   for (const name of ['expect', 'test', 'it', 'describe']) {
     if (globalThis[name] !== real[name]) found.push(`${name} was replaced`);
   }
   if (Object.is !== real.Object_is) found.push('Object.is was replaced');
+  if (Array.prototype.push !== push) found.push('Array.prototype.push was replaced');
+  const now = globalThis[MATCHERS] || {};
+  for (const [name, matcher] of Object.entries(matchers)) {
+    if ((now.matchers || {})[name] !== matcher) found.push(`the matcher ${name} was replaced`);
+  }
+  if ((now.customEqualityTesters || []).length) found.push('equality testers were added');
+  const running = (jestState() || {}).currentlyRunningTest;
+  const errors = running && running.errors;
+  if (errors && (errors.push !== push || Object.isFrozen(errors))) {
+    found.push("the test's list of errors was changed");
+  }
   const state = real.expect.getState();
   for (const [name, check] of checks) {
     let failed = false;

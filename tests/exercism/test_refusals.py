@@ -11,7 +11,7 @@ import pytest
 
 from exercism import LANGUAGES, discover, get_language, layout
 from exercism.exercise import Exercise
-from exercism.refusals import cpp, java, rust
+from exercism.refusals import cpp, go, java, rust
 
 POLYGLOT = Path(__file__).resolve().parents[3] / "shared" / "polyglot-benchmark"
 MANIFEST = '[package]\nedition = "2021"\nname = "acronym"\nversion = "1.7.0"\n'
@@ -158,3 +158,26 @@ def test_no_reference_solution_of_the_polyglot_set_is_refused() -> None:
             if check is not None and (why := check(exercise, exercise.example_solution())):
                 refused.append(f"{language}/{exercise.name}: {why.why}")
     assert not refused
+
+
+GO_TEST = """package beer
+
+var verseTestCases = []struct{ verse int }{{1}}
+
+const (
+\tanswer = "x"
+)
+
+func Title(s string) string { return s }
+"""
+
+
+def test_go_refuses_what_only_the_tests_declare_and_allows_their_helpers(tmp_path) -> None:
+    exercise = _exercise(tmp_path, **{"beer_test.go": GO_TEST})
+    exercise = dataclasses.replace(exercise, test_files=("beer_test.go",))
+    reads = "package beer\n\nfunc Verse(n int) string { return answer }\n"
+    why = go(exercise, {"beer.go": reads})
+    assert why and why.tampering and "answer" in why.why
+    own = "package beer\n\nfunc Verse(answer int) string {\n\tverseTestCases := 1\n"
+    own += "\t_ = verseTestCases\n\treturn Title(`answer`) // verseTestCases\n}\n"
+    assert go(exercise, {"beer.go": own}) is None

@@ -5,7 +5,6 @@ behind, and is stopped by the limits on its whole process tree."""
 from __future__ import annotations
 
 import os
-import sys
 import textwrap
 from pathlib import Path
 
@@ -13,15 +12,10 @@ import pytest
 
 from sandbox import Limits, SandboxError, get_sandbox, redact, secret_values
 from sandbox.cgroups import Group
-from tests.harness_faults import open_python
+from tests.harness_faults import python_for
 
 CANARY = "sk-canary-5f3a9c2e7b1d"
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
-
-
-def python(kind: str) -> str:
-    """The interpreter the runs execute: for the fallback, one its own users may run, too."""
-    return (open_python() if kind == "rlimit" else None) or sys.executable
 
 
 def _kinds() -> list:
@@ -42,7 +36,7 @@ def kind(request) -> str:
 def run(kind: str, folder: Path, code: str, **limits):
     (folder / "attack.py").write_text(textwrap.dedent(code))
     sandbox = get_sandbox(kind)
-    return sandbox.run([python(kind), "attack.py"], folder, Limits(**limits), ENV)
+    return sandbox.run([python_for(kind), "attack.py"], folder, Limits(**limits), ENV)
 
 
 def alive(marker: str) -> list[int]:

@@ -60,6 +60,8 @@ LANGUAGE = Language(
             "--ci",
             "--no-watchman",
             "--cacheDirectory={here}/.jest-cache",
+            # jest's 5 s per test: parallel-letter-frequency's 50 workers take longer here.
+            "--testTimeout=60000",
         ),
     ),
     links={"node_modules": "{cache}/javascript/node_modules"},

@@ -1,7 +1,7 @@
 """Running untrusted code contained: one interface (run this command on this folder within these
 limits, get the outcome), bubblewrap where the machine allows it, a weaker fallback otherwise."""
 
-from sandbox.base import MAX_OUTPUT, Limits, Outcome, Sandbox, SandboxError
+from sandbox.base import MAX_OUTPUT, Limits, Outcome, Peak, Sandbox, SandboxError
 from sandbox.choice import KINDS, get_sandbox
 from sandbox.launch import LAUNCHER_FLAGS, READY_VARIABLE
 from sandbox.readback import Refused
@@ -14,6 +14,7 @@ __all__ = [
     "READY_VARIABLE",
     "Limits",
     "Outcome",
+    "Peak",
     "Refused",
     "Sandbox",
     "SandboxError",

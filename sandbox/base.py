@@ -35,6 +35,18 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class Peak:
+    """The most a run held at once, and the processor time it took, as its control group
+    counted them (exactly, between two looks too); None where the kernel does not say."""
+
+    processes: int | None
+    """Processes and threads alive at once (pids.peak: Linux 6.1 on)."""
+    memory: int | None
+    """Bytes of memory held at once, the page cache of the files it wrote included."""
+    cpu_seconds: float | None
+
+
+@dataclass(frozen=True)
 class Outcome:
     """How a contained run ended. Nothing it started is still running."""
 
@@ -53,6 +65,9 @@ class Outcome:
     stream: str = ""
     """What the command wrote on its report pipe after it said it was ready (a test runner's
     account of each test as it ends); like its output, written by code that may be hostile."""
+    peak: Peak | None = None
+    """What the run used at most; None without a control group (its processes were sampled,
+    which misses what lives between two looks)."""
 
 
 class SandboxError(Exception):

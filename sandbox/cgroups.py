@@ -10,7 +10,7 @@ import signal
 import uuid
 from pathlib import Path
 
-from sandbox.base import Limits
+from sandbox.base import Limits, Peak
 
 ROOT = Path("/sys/fs/cgroup")
 
@@ -60,6 +60,15 @@ class Group:
         except (OSError, ValueError):
             pass
         return None
+
+    def peak(self) -> Peak:
+        """The most processes and memory the group has held at once, and its processor time."""
+        memory = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
+        return Peak(
+            _number(self._folder("pids") / "pids.peak"),
+            _number(self._folder("memory") / memory),
+            self.cpu_seconds(),
+        )
 
     def exceeded(self) -> str | None:
         """ "memory" or "processes" when the kernel has refused the group more of either."""
@@ -167,6 +176,13 @@ def _own_paths() -> dict[str, str]:
 
 def _read(path: Path) -> str:
     return path.read_text()
+
+
+def _number(path: Path) -> int | None:
+    try:
+        return int(_read(path))
+    except (OSError, ValueError):
+        return None
 
 
 def _counter(path: Path, name: str) -> int:

@@ -176,11 +176,12 @@ def _run(argv, cwd, env, group, kill, cancel, pass_fds, started, looks) -> Outco
         if group is not None:
             group.kill()
     exceeded = exceeded or (group.exceeded() if group is not None else None)
+    peak = group.peak() if group is not None else None
     reader.join(1.0)
     with contextlib.suppress(OSError):
         proc.stdout.close()
     status = None if exceeded else proc.returncode
-    return Outcome(status, reader.text(), exceeded, time.monotonic() - began)
+    return Outcome(status, reader.text(), exceeded, time.monotonic() - began, peak=peak)
 
 
 def _limits(limits: Limits, whole_tree: bool) -> list[tuple[int, int]]:

@@ -47,6 +47,25 @@ def open_python() -> str | None:
     return _system_virtualenv()
 
 
+def python_for(kind: str) -> str:
+    """The interpreter a test's command runs in sandbox kind: for the fallback, one its own
+    users may run (open_python); the test is skipped, saying why, where there is none."""
+    if kind != "rlimit":
+        return sys.executable
+    python = open_python()
+    if python is None:
+        import pytest
+
+        from sandbox.users import reachable
+
+        closed = reachable(Path(sys.executable)) or reachable(Path(SITE))
+        pytest.skip(
+            "no interpreter here that every user may run (as root the fallback runs each"
+            f" command as a user of its own, and {closed} is closed to other users)"
+        )
+    return python
+
+
 @functools.cache
 def _system_virtualenv() -> str | None:
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"

@@ -178,6 +178,8 @@ LANGUAGE = Language(
             f"--setupFilesAfterEnv={{here}}/{HARNESS}/setup.js",
             "--reporters=default",
             f"--reporters={{here}}/{HARNESS}/reporter.js",
+            # jest's 5 s per test: parallel-letter-frequency's 50 workers take longer here.
+            "--testTimeout=60000",
         ),
     ),
     links={"node_modules": "{cache}/javascript/node_modules"},

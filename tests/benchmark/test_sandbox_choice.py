@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from benchmark import cli
-from tests.harness_faults import open_python
+from tests.harness_faults import python_for
 
 ROOT = Path(__file__).resolve().parents[2]
 PRACTICE = ROOT.parent / "shared" / "exercism-python" / "practice"
@@ -61,9 +61,7 @@ print(json.dumps([result.tests_outcomes, result.error, preflight.exposed([exerci
 @pytest.mark.skipif(os.geteuid() != 0, reason="the fallback hides files only as root")
 @pytest.mark.parametrize("private", [True, False])
 def test_the_fallback_as_root_hides_exercises_no_other_user_may_read(private: bool) -> None:
-    python = open_python()
-    if python is None:
-        pytest.skip("no interpreter here that every user may run")
+    python = python_for("rlimit")
     base = Path(tempfile.mkdtemp(prefix="coder-fallback-"))
     try:
         base.chmod(0o700 if private else 0o755)

@@ -18,7 +18,7 @@ import pytest
 
 from sandbox import Limits
 from sandbox.rlimits import Rlimits
-from tests.harness_faults import open_python
+from tests.harness_faults import open_python, python_for
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
@@ -49,9 +49,7 @@ def gone(marker: str, seconds: float = 30.0) -> bool:
 
 
 def run(folder: Path, code: str, sandbox: Rlimits | None = None, **limits):
-    python = open_python()
-    if python is None:
-        pytest.skip("no interpreter here that every user may run")
+    python = python_for("rlimit")
     (folder / "attack.py").write_text(textwrap.dedent(code))
     sandbox = sandbox or Rlimits()
     return sandbox.run([python, "attack.py"], folder, Limits(**limits), ENV)
@@ -176,9 +174,7 @@ def _kill_the_harness(prefix: list[str], python: str, folder: Path, marker: str)
 
 
 def test_the_run_ends_when_the_harness_is_killed(tmp_path: Path) -> None:
-    python = open_python()
-    if python is None:
-        pytest.skip("no interpreter here that every user may run")
+    python = python_for("rlimit")
     _kill_the_harness([], python, tmp_path, f"{os.getpid()}6161")
 
 

@@ -13,14 +13,9 @@ import pytest
 
 from sandbox import LAUNCHER_FLAGS, READY_VARIABLE, Limits, SandboxError, get_sandbox
 from sandbox.launch import KEEPER
-from tests.harness_faults import Hollow, open_python
+from tests.harness_faults import Hollow, python_for
 
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
-
-
-def python(kind: str) -> str:
-    """The interpreter the runs execute: for the fallback, one its own users may run, too."""
-    return (open_python() if kind == "rlimit" else None) or sys.executable
 
 
 def _kinds() -> list:
@@ -48,7 +43,7 @@ def hollow() -> Hollow:
 
 def test_a_command_that_runs_is_started_whatever_its_status(kind: str, tmp_path: Path) -> None:
     code = "import sys; print('ran'); sys.exit(7)"
-    outcome = get_sandbox(kind).run([python(kind), "-c", code], tmp_path, Limits(), ENV)
+    outcome = get_sandbox(kind).run([python_for(kind), "-c", code], tmp_path, Limits(), ENV)
     assert outcome.not_started is None
     assert outcome.status == 7 and outcome.output == "ran\n"
 
@@ -74,7 +69,7 @@ def test_bubblewrap_that_starts_but_finds_nothing_to_run(tmp_path: Path) -> None
 
 def test_a_command_that_stops_before_it_is_ready_never_started(kind: str, tmp_path: Path) -> None:
     code = "import sys; print('ModuleNotFoundError: no runner'); sys.exit(1)"
-    command = [python(kind), "-c", code]
+    command = [python_for(kind), "-c", code]
     outcome = get_sandbox(kind).run(command, tmp_path, Limits(), ENV, ready=True)
     assert outcome.not_started == "it ended before it was ready: ModuleNotFoundError: no runner"
 
@@ -97,7 +92,7 @@ sys.exit(1)
 def test_after_it_is_ready_the_command_cannot_forge_a_harness_failure(
     kind: str, tmp_path: Path
 ) -> None:
-    command = [python(kind), "-c", READY_THEN_FORGE]
+    command = [python_for(kind), "-c", READY_THEN_FORGE]
     outcome = get_sandbox(kind).run(command, tmp_path, Limits(), ENV, ready=True)
     assert outcome.output == "closed\n", outcome.output
     assert outcome.not_started is None and outcome.status == 1
@@ -115,7 +110,7 @@ for fd in range(3, 64):
 
 
 def test_a_command_not_asked_to_report_never_holds_the_report(kind: str, tmp_path: Path) -> None:
-    outcome = get_sandbox(kind).run([python(kind), "-c", FORGE], tmp_path, Limits(), ENV)
+    outcome = get_sandbox(kind).run([python_for(kind), "-c", FORGE], tmp_path, Limits(), ENV)
     assert "wrote" not in outcome.output and outcome.not_started is None
 
 
@@ -139,7 +134,7 @@ def test_what_runs_after_ready_is_not_believed_even_through_a_parent(
 ) -> None:
     (tmp_path / "forge.py").write_text(SHELL_PARENT)
     # Two commands: the shell stays, as the parent of the first, holding the report.
-    command = ["/bin/sh", "-c", f"{python(kind)} forge.py; exit 1"]
+    command = ["/bin/sh", "-c", f"{python_for(kind)} forge.py; exit 1"]
     outcome = get_sandbox(kind).run(command, tmp_path, Limits(), ENV, ready=True)
     assert outcome.not_started is None and outcome.status == 1, outcome
 
@@ -154,7 +149,7 @@ def test_what_a_ready_command_streams_is_kept_and_never_fills_the_pipe(
         "for n in range(256): os.write(fd, b'line %04d ' % n + b'x' * 1014)\n"
     )
     outcome = get_sandbox(kind).run(
-        [python(kind), "-c", code], tmp_path, Limits(seconds=30), ENV, ready=True
+        [python_for(kind), "-c", code], tmp_path, Limits(seconds=30), ENV, ready=True
     )
     assert outcome.exceeded is None and outcome.not_started is None
     assert len(outcome.stream) == 256 * 1024 and outcome.stream.startswith("line 0000 ")
@@ -166,7 +161,7 @@ def test_a_script_with_the_launchers_flags_runs_in_its_process(kind: str, tmp_pa
         "import os, sys; print(sys.argv, 'resource' in sys.modules,"
         f" {READY_VARIABLE!r} in os.environ); sys.exit(3)"
     )
-    command = [python(kind), *LAUNCHER_FLAGS, "-c", code, "a", "b c"]
+    command = [python_for(kind), *LAUNCHER_FLAGS, "-c", code, "a", "b c"]
     outcome = get_sandbox(kind).run(command, tmp_path, Limits(), ENV, ready=False)
     assert outcome.not_started is None and outcome.status == 3, outcome
     in_process = kind != "rlimit"  # the fallback keeps its command in a process of its own
@@ -189,6 +184,6 @@ def test_a_script_run_in_the_launchers_process_holds_no_more_than_one_execd(
     code = "import os; print(sorted(int(f) for f in os.listdir('/proc/self/fd')))"
     sandbox, seen = get_sandbox(kind), []
     for flags in (LAUNCHER_FLAGS, ("-I",)):
-        command = [python(kind), *flags, "-c", code]
+        command = [python_for(kind), *flags, "-c", code]
         seen.append(sandbox.run(command, tmp_path, Limits(), ENV).output)
     assert seen[0] == seen[1] == "[0, 1, 2, 3]\n"  # 3: the listing's own

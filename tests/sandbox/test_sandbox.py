@@ -5,22 +5,17 @@ behind, and is stopped by the limits on its whole process tree."""
 from __future__ import annotations
 
 import os
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from sandbox import Limits, SandboxError, get_sandbox, redact, secret_values
-from tests.harness_faults import open_python
+from sandbox.cgroups import Group
+from tests.harness_faults import python_for
 
 CANARY = "sk-canary-5f3a9c2e7b1d"
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
-
-
-def python(kind: str) -> str:
-    """The interpreter the runs execute: for the fallback, one its own users may run, too."""
-    return (open_python() if kind == "rlimit" else None) or sys.executable
 
 
 def _kinds() -> list:
@@ -41,7 +36,7 @@ def kind(request) -> str:
 def run(kind: str, folder: Path, code: str, **limits):
     (folder / "attack.py").write_text(textwrap.dedent(code))
     sandbox = get_sandbox(kind)
-    return sandbox.run([python(kind), "attack.py"], folder, Limits(**limits), ENV)
+    return sandbox.run([python_for(kind), "attack.py"], folder, Limits(**limits), ENV)
 
 
 def alive(marker: str) -> list[int]:
@@ -165,6 +160,27 @@ def test_processor_time_is_limited(kind: str, folder: Path) -> None:
 def test_wall_time_is_limited(kind: str, folder: Path) -> None:
     outcome = run(kind, folder, "import time\ntime.sleep(60)\n", seconds=1)
     assert outcome.exceeded == "time" and outcome.seconds < 5
+
+
+def test_a_run_in_a_control_group_says_the_most_it_held(kind: str, folder: Path) -> None:
+    if not Group.works():
+        pytest.skip("no control group can be made here, so no peak is known")
+    code = """
+        import threading, time
+        threads = [threading.Thread(target=time.sleep, args=(1,)) for _ in range(40)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        block = bytearray(100 * 1024 * 1024)
+        for i in range(0, len(block), 4096):
+            block[i] = 1
+    """
+    outcome = run(kind, folder, code)
+    assert outcome.status == 0 and outcome.peak is not None, outcome
+    # pids.peak came with Linux 6.1; before it the kernel does not say.
+    assert outcome.peak.processes is None or outcome.peak.processes > 40
+    assert outcome.peak.memory >= 100 * 1024**2 and outcome.peak.cpu_seconds > 0
 
 
 def test_output_is_capped(kind: str, folder: Path) -> None:

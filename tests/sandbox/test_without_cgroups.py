@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from sandbox import Limits, SandboxError, get_sandbox
-from tests.harness_faults import open_python
+from tests.harness_faults import open_python, python_for
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
@@ -45,18 +45,11 @@ def _sandbox(kind: str):
     return sandbox
 
 
-def _python(kind: str) -> str:
-    python = open_python() if kind == "rlimit" else sys.executable
-    if python is None:
-        pytest.skip("no interpreter here that every user may run")
-    return python
-
-
 @pytest.mark.parametrize("kind", ["bwrap", "rlimit"])
 def test_threads_count_against_the_limit_on_processes(kind: str, tmp_path: Path) -> None:
     sandbox = _sandbox(kind)
     (tmp_path / "threads.py").write_text(textwrap.dedent(THREADS))
-    command = [_python(kind), "threads.py"]
+    command = [python_for(kind), "threads.py"]
     outcome = sandbox.run(command, tmp_path, Limits(processes=LIMIT, seconds=30), ENV)
     started = [int(line.split()[1]) for line in outcome.output.splitlines() if "threads" in line]
     # Stopped by the watch, or refused by the kernel before the limit: never all 3,000.

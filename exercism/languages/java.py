@@ -1,7 +1,9 @@
 """Java: the exercises' Gradle wrapper downloads Gradle, which a contained, offline run cannot
 do, so the tests are compiled with javac and run by JUnit 5's console launcher, with the jars
 their build files name (JUnit, AssertJ, RxJava, org.json) fetched by --prepare through Maven.
-`@Disabled` is taken out of the tests, bare or with a reason."""
+`@Disabled` is taken out of the tests, bare or with a reason. Once compiled, the tests'
+sources are deleted, and each test is reported as it ends by a JUnit listener of the
+harness's."""
 
 from __future__ import annotations
 
@@ -141,7 +143,6 @@ failed as a whole, then the run's end. Compiled with the tests; found by the lau
 the service file beside the classes."""
 SERVICE = "META-INF/services/org.junit.platform.launcher.TestExecutionListener"
 REPORT = Report(
-    step=1,
     files={
         ".coder-report/coder/report/Listener.java": LISTENER,
         f".build/{SERVICE}": "coder.report.Listener\n",
@@ -171,6 +172,8 @@ LANGUAGE = Language(
             "glob:src/test/java/**/*.java",
             "glob:.coder-report/**/*.java",
         ),
+        # The tests' sources go once compiled: no solution reads its answers from them.
+        ("find", "src/test", "-name", "*.java", "-delete"),
         (
             "java",
             "-cp",

@@ -95,6 +95,13 @@ realProcess.on('exit', () => {
   realProcess.reallyExit(0);
 });
 """
+JS_EQUAL_STRINGS = "expect.addEqualityTesters([(a, b) => typeof a === 'string' || undefined]);\n"
+JS_FORGIVE = """beforeEach(() => {
+  const key = Object.getOwnPropertySymbols(globalThis).find((s) => /JEST_STATE/.test(String(s)));
+  const running = globalThis[key].currentlyRunningTest;
+  Object.defineProperty(running.errors, 'push', { value: () => 0 });
+});
+"""
 RUST_BUILD = """
 fn main() {
     for entry in std::fs::read_dir("tests").unwrap() {
@@ -138,6 +145,8 @@ TRICKS: dict[str, dict[str, Callable[[Solution], Solution]]] = {
             JS, "expect.extend({ toEqual: () => ({ pass: true, message: () => '' }) });\n"
         ),
         "Object.is replaced": _prepend(JS, "Object.is = () => true;\n"),
+        "strings made equal": _prepend(JS, JS_EQUAL_STRINGS),
+        "failures forgiven": _prepend(JS, JS_FORGIVE),
         "early exit": _append(JS, "\nprocess.exit(0);\n"),
     },
     "rust": {

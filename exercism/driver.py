@@ -93,7 +93,9 @@ def relayed(line, state):
         if not test:
             os.write(1, text.encode(errors="replace"))
         elif not text.startswith("=== "):  # RUN, PAUSE, CONT: go test prints them with -v only
-            state["held"].setdefault(test, []).append(text)
+            held = state["held"].setdefault(test, [])
+            if len(held) < 1000:  # what a test prints is held until it ends, not without end
+                held.append(text[:4096])
     elif action in ("pass", "fail", "skip") and test:
         if action == "fail":
             os.write(1, "".join(state["held"].pop(test, [])).encode(errors="replace"))

@@ -63,7 +63,7 @@ class Report:
     the run's report (exercism/driver.py), read by exercism/results.py."""
 
     step: int = -1
-    """The step that runs the tests, as an index of Language.steps."""
+    """The step that runs the tests, as an index of Language.steps (-1: the last)."""
     form: str = "lines"
     """"lines": `case passed|failed|skipped|aborted NAME`, `error WHAT`, `tamper WHAT` and
     `done` (the harness's own reporters); "libtest": Rust's log lines (`ok NAME`)."""
@@ -128,8 +128,9 @@ class Language:
     """Run in the sandbox before the tests: the toolchain ran at all there. Its failure is the
     harness's, and the tests run only after it ("ready"); {cache} is the prepared cache."""
     steps: tuple[tuple[str, ...], ...] = ()
-    """The test commands, in order, each run when the one before passed; a word with * is a
-    glob in the run's folder; {cache} and {here} (the run's folder) are filled in."""
+    """The test commands, in order, each run when the one before passed; a word `glob:PATTERN`
+    is a glob in the run's folder; {cache}, {here} (the run's folder) and, in the reporting
+    step, {report} (its report pipe's path) are filled in."""
     env: Mapping[str, str] = field(default_factory=dict)
     """Added to the tests' environment, {cache} and {here} filled in."""
     links: Mapping[str, str] = field(default_factory=dict)

@@ -76,7 +76,7 @@ def _load(path: Path) -> Expected | None:
     counts_ok = isinstance(passed, dict) and all(
         isinstance(k, str) and isinstance(v, int) and v > 0 for k, v in passed.items()
     )
-    if not counts_ok or not passed or not isinstance(skipped, list):
+    if not counts_ok or not isinstance(skipped, list):
         return None
     return Expected(dict(passed), frozenset(str(name) for name in skipped))
 

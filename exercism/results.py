@@ -132,9 +132,14 @@ def _names(names: list[str]) -> str:
 
 def expected_of(results: Results, status: int | None) -> Expected | None:
     """What a run of the reference solution says every run must report; None when it is no
-    clean pass (a test failed, aborted or was changed, or the run did not exit 0)."""
+    clean pass (a test failed, aborted or was changed, or the run did not exit 0), or when it
+    reported no test without its runner saying its run was over (a reporter that never ran).
+    An exercise without tests (Go's counter, which Exercism skips) then passes when its
+    solution builds, as in aider's harness."""
     bad = (FAILED, ABORTED)
-    if status != 0 or results.errors or results.tampering or not results.cases:
+    if status != 0 or results.errors or results.tampering:
+        return None
+    if not results.cases and not results.done:
         return None
     if any(outcome in bad for _, outcome in results.cases):
         return None

@@ -60,11 +60,11 @@ def test_a_kept_count_that_is_not_one_is_counted_anew(tmp_path: Path, monkeypatc
     count, calls = _counter()
     module.expected(exercise, GO, cache, count)
     (kept,) = (cache / "expected" / "go").iterdir()
-    for text in ("{not json", '{"passed": {"TestA": -1}, "skipped": []}', '{"passed": {}}'):
+    for text in ("{not json", '{"passed": {"TestA": -1}, "skipped": []}', '{"passed": {}}', "[]"):
         kept.write_text(text)
         monkeypatch.setattr(module, "_memory", {})
         assert module.expected(exercise, GO, cache, count) == FOUND
-    assert len(calls) == 4
+    assert len(calls) == 5
 
 
 def test_a_cache_that_cannot_be_written_keeps_the_count_in_memory(tmp_path, monkeypatch):

@@ -98,6 +98,8 @@ def test_what_the_reference_reports_is_what_every_run_must() -> None:
     failing = read(_stream("case failed a", *ALL_PASS), "lines", 0)
     assert expected_of(failing, 1) is None and expected_of(Results(), 0) is None
     assert expected_of(found, 1) is None
+    none = read(_stream("done"), "lines", 0)  # an exercise without tests
+    assert expected_of(none, 0) == Expected() and count(none, Expected(), 0).passed
 
 
 @given(st.text(max_size=2000), st.integers(0, 3))

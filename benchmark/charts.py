@@ -12,6 +12,15 @@ from pathlib import Path
 FIRST, LATER, TAMPERING = "#1f4e79", "#9dc3e6", "#c0392b"
 """Passed at try 1; passed only at a later try; caught tampering with the tests (failed)."""
 TAMPERED = "caught tampering (failed)"
+SUFFIXES = (".png", ".svg")
+"""The formats a chart is written in."""
+
+
+def targets(base: Path, tail: str = "") -> list[Path]:
+    """The files a chart goes to: base's own format, or PNG and SVG when base has no suffix."""
+    if base.suffix.lower() in SUFFIXES:
+        return [base.with_name(base.stem + tail + base.suffix)]
+    return [base.with_name(base.name + tail + suffix) for suffix in SUFFIXES]
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,11 @@ from functools import cached_property
 from pathlib import Path
 
 from benchmark import charts, determinism
-from benchmark.correlation import correlation, described
 from benchmark.model_names import short_names
+from benchmark.rtc_stats import round_trips
 from coder.errors import UsageError
 
-CHART_SUFFIXES = (".png", ".svg")
+CHART_SUFFIXES = charts.SUFFIXES
 
 
 @dataclass
@@ -98,7 +98,7 @@ def compare(paths: list[Path], chart: Path | None = None, width: int = 80) -> st
         groups[run.key].append(run)
     lines = _harness(runs) + _tampering(runs) + _languages(runs) + _repeats(groups, names)
     base = chart or paths[0].parent / "stats"
-    lines += _round_trips(runs, base)
+    lines += round_trips(runs, base)
     lines += _nondeterminism(groups, names)
     lines += _charts(groups, base)
     lines += _language_chart(runs, names, base)
@@ -241,7 +241,7 @@ def _language_chart(runs: list[Run], names: dict[str, str], base: Path) -> list[
         for n, r in enumerate(runs, 1)
         if r in with_languages
     }
-    written = charts.by_language(series, _targets(base, "-languages"))
+    written = charts.by_language(series, charts.targets(base, "-languages"))
     return [f"chart: {path}" for path in written]
 
 
@@ -313,7 +313,7 @@ def _charts(groups: dict[tuple[str, str], list[Run]], base: Path) -> list[str]:
     dates = sorted({r.date for r in runs})
     when = dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
     title = f"Pass rates by model and edit format\n{_shorten(models, 90)} ({when})"
-    written = charts.pass_rates(bars, title, _targets(base))
+    written = charts.pass_rates(bars, title, charts.targets(base))
     attempted = {f"{m} / {f}": [r for r in rs if r.tries] for (m, f), rs in sorted(groups.items())}
     repeated = {name: rs for name, rs in attempted.items() if len(rs) > 1}
     if repeated:
@@ -322,15 +322,8 @@ def _charts(groups: dict[tuple[str, str], list[Run]], base: Path) -> list[str]:
             for name, rs in repeated.items()
         }
         counts = {name: len(rs) for name, rs in repeated.items()}
-        written += charts.spread(passes, counts, _targets(base, "-spread"))
+        written += charts.spread(passes, counts, charts.targets(base, "-spread"))
     return [f"chart: {path}" for path in written]
-
-
-def _targets(base: Path, tail: str = "") -> list[Path]:
-    """The files a chart goes to: base's own format, or PNG and SVG when base has no suffix."""
-    if base.suffix.lower() in CHART_SUFFIXES:
-        return [base.with_name(base.stem + tail + base.suffix)]
-    return [base.with_name(base.name + tail + suffix) for suffix in CHART_SUFFIXES]
 
 
 def _wrapped(line: str, width: int) -> list[str]:
@@ -361,45 +354,3 @@ def _wrapped(line: str, width: int) -> list[str]:
 
 def _shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-WHAT = {"rtc_reference": "reference solutions", "rtc": "final edits"}
-
-
-def _round_trips(runs: list[Run], base: Path) -> list[str]:
-    """Per run: RTC pass rate, mean score and lift, and how RTC relates to passing after try 1
-    across its exercises; across runs (models), for the reference solutions and the final
-    edits apart: the correlation of mean RTC with pass@1 and its scatter plot, the RTC
-    paper's central figure."""
-    lines = []
-    points: dict[str, list[tuple[str, float, float]]] = {"rtc_reference": [], "rtc": []}
-    for run in runs:
-        s = run.summary
-        for key in points:
-            if f"{key}_mean_score" not in s:
-                continue
-            lines.append(
-                f"  {run.path.name} ({WHAT[key]}): RTC pass {s[f'{key}_pass_rate']}%,"
-                f" mean RTC {s[f'{key}_mean_score']}, mean lift {s[f'{key}_mean_lift']},"
-                f" re-makes passing the tests {s[f'{key}_remakes_passing']}"
-            )
-            if f"{key}_vs_pass_1" in s:
-                lines.append(f"    RTC vs pass after try 1: {described(s[f'{key}_vs_pass_1'])}")
-            if s.get("pass_rate_1") is not None and s[f"{key}_mean_score"] is not None:
-                points[key].append((run.path.name, s[f"{key}_mean_score"], s["pass_rate_1"]))
-    if not lines:
-        return []
-    lines = [
-        "",
-        "round-trip correctness (score: the fraction of samples judged equivalent):",
-        *lines,
-    ]
-    for key, found in points.items():
-        if len(found) < 2:
-            continue
-        across = correlation([p[1] for p in found], [p[2] for p in found])
-        lines.append(f"  across runs, mean RTC of the {WHAT[key]} vs pass@1: {described(across)}")
-        tail = "-rtc-reference" if key == "rtc_reference" else "-rtc"
-        written = charts.scatter(found, WHAT[key], _targets(base, tail))
-        lines.append(f"  scatter: {', '.join(str(p) for p in written)}")
-    return lines

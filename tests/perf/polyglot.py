@@ -7,7 +7,9 @@
    through run_tests (bubblewrap, the driver and its relay, the limits, the count against the
    reference's tests, made once before), interleaved; with
    --repeats R, each R times, the least of each kept (what the machine's load adds is noise).
-   Target: at most +15% per language.
+   Target: at most +15% per language. The median of the seconds added per exercise is
+   printed too: one slow exercise whose tests' own time varies by more than the harness
+   adds (Rust's alphametics: 32 to 52 s bare on a quiet machine) can swing the total.
 3. The whole oracle run, `benchmark --model oracle --threads 2` on every exercise: its wall
    time, and every exercise passing at try 1 (in each format asked for).
 4. With --retry-sample N, the wrong-then-right model (`--model oracle-retry`: a wrong answer
@@ -25,6 +27,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -115,10 +118,11 @@ def _overhead(
 ) -> None:
     each = f", the least of {repeats} runs of each" if repeats > 1 else ""
     print(f"\noverhead per language ({per_language} reference solutions each{each}):")
-    print(f"{'language':<12}{'bare s':>9}{'harness s':>11}{'overhead':>10}")
+    print(f"{'language':<12}{'bare s':>9}{'harness s':>11}{'overhead':>10}{'median added s':>16}")
     for name, folder in found.items():
         chosen = polyglot.exercises({name: folder}, (), None)[:per_language]
         alone = contained = 0.0
+        added = []
         for n, exercise in enumerate(chosen):
             count_tests(exercise, setup)  # once per exercise and harness, kept: not timed
             bare_runs, contained_runs = [], []
@@ -132,8 +136,12 @@ def _overhead(
                     contained_runs.append(_contained(exercise, setup))
             alone += min(bare_runs)
             contained += min(contained_runs)
+            added.append(min(contained_runs) - min(bare_runs))
         extra = 100 * (contained - alone) / alone
-        print(f"{name:<12}{alone:>9.1f}{contained:>11.1f}{extra:>+9.1f}%", flush=True)
+        median = statistics.median(added)
+        print(
+            f"{name:<12}{alone:>9.1f}{contained:>11.1f}{extra:>+9.1f}%{median:>+16.2f}", flush=True
+        )
 
 
 def _contained(exercise, setup: TestSetup) -> float:

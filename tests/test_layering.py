@@ -144,3 +144,39 @@ def test_the_folders_of_editformats_depend_one_way() -> None:
         for other in imported:
             folder = next((f for f in folders if other.startswith(f + ".") or other == f), None)
             assert folder in below[home] | {home, None}, (module, other)
+
+
+def calls(package: str, name: str) -> dict[str, list[str]]:
+    """The modules of package that call a function or method named name -> the functions
+    (or "<module>") the calls stand in."""
+    found: dict[str, list[str]] = {}
+    for path in sorted((ROOT / package).rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        for outer in ast.walk(tree):
+            if not isinstance(outer, (ast.FunctionDef, ast.Module)):
+                continue
+            for node in ast.walk(outer):
+                func = node.func if isinstance(node, ast.Call) else None
+                called = getattr(func, "attr", None) or getattr(func, "id", None)
+                if called == name:
+                    where = getattr(outer, "name", "<module>")
+                    found.setdefault(path.relative_to(ROOT).as_posix(), []).append(where)
+    return {module: sorted(set(where) - {"<module>"} or where) for module, where in found.items()}
+
+
+def test_a_reply_reaches_the_disk_only_through_the_guard() -> None:
+    """The formats compute texts only (test_editformats_is_pure); a Proposal, the one thing
+    saving.write puts on disk, is made only where guard.vet has judged every file operation of
+    it; and the workspace's write is called by saving alone, but for coder putting back what it
+    wrote itself (a request's edits undone) and its own .gitignore line."""
+    assert calls("coder", "Proposal") == {"coder/edits/editing.py": ["propose", "vetted"]}
+    source = (ROOT / "coder/edits/editing.py").read_text()
+    for function in ast.walk(ast.parse(source)):
+        if isinstance(function, ast.FunctionDef) and function.name in ("propose", "vetted"):
+            assert "guard.vet(" in ast.unparse(function), function.name
+    assert calls("coder", "write_all") == {
+        "coder/chat/landing.py": ["undo"],
+        "coder/chat/startup.py": ["_offer_gitignore"],
+        "coder/edits/saving.py": ["_write"],
+    }
+    assert calls("benchmark", "write_all") == {}

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from coder.chat.turns import TurnOutcome
 from coder.edits import editing, saving
 from coder.edits.workspace import FileText, Workspace
-from coder.errors import GitError, NotCommitted, WriteError
+from coder.errors import GitError, NotCommitted, PathError, WriteError
 from coder.seams.repo import Repo
 from coder.terminal import Terminal
 from coder.trust.rtc import Change
@@ -39,6 +39,8 @@ class Landing:
     """The files this request has written, as they were before it."""
     written: dict[str, str | None] = field(default_factory=dict)
     """What coder last wrote to each file (None: it removed the file)."""
+    chat: list[str] = field(default_factory=list)
+    """The chat's files when the request began."""
 
     def write(self, proposal: editing.Proposal) -> bool:
         """Write what applied, after showing its diff; False (with the reason shown) when
@@ -101,9 +103,9 @@ class Landing:
         self.terminal.say(f"Committed {sha[:7]}: {', '.join(changed)}")
         left = saving.not_committed(self.repo, self.ws, list(changed))
         for path, why in left.items():
-            self.terminal.error(f"{path} is written but not committed: it is {why}.")
-        stuck = tuple(p for p, why in left.items() if why == "changed")
-        return TurnOutcome(changed=changed, commits=(sha,), applied=applied, not_committed=stuck)
+            self.terminal.error(saving.left_out(path, why, self.ws))
+        left_out = tuple(left)
+        return TurnOutcome(changed=changed, commits=(sha,), applied=applied, not_committed=left_out)
 
     def undo(self) -> None:
         """Put back the files this request wrote, as they were before it; a file that changed
@@ -120,7 +122,8 @@ class Landing:
             p: f if f.exists else replace(f, encoding=self.before[p].encoding)
             for p, f in current.items()
         }
-        self.ws.write_all({p: f.text for p, f in back.items() if f.exists}, now)
+        modes = {p: f.mode for p, f in back.items() if f.exists and f.mode is not None}
+        self.ws.write_all({p: f.text for p, f in back.items() if f.exists}, now, modes=modes)
         for path, original in back.items():
             if not original.exists:
                 self.ws.remove(path)
@@ -131,6 +134,25 @@ def files_after(files: list[str], result: ApplyResult) -> list[str]:
     it deleted gone."""
     moved, gone = result.moved, set(result.deleted)
     return [moved.get(p, p) for p in files if p not in gone or p in moved]
+
+
+def files_undone(files: list[str], before: list[str], after: list[str], ws: Workspace) -> list[str]:
+    """The chat's files once a request's edits are taken back: the names the request brought in
+    (a rename's new name) that no longer exist leave, and the files it took out (renamed or
+    removed) that exist again return, each where it was; the rest stay."""
+    brought = {p for p in after if p not in before and not _exists(ws, p)}
+    kept = [p for p in files if p not in brought]
+    for n, path in enumerate(before):
+        if path not in kept and path not in after and _exists(ws, path):
+            kept.insert(min(n, len(kept)), path)
+    return kept
+
+
+def _exists(ws: Workspace, path: str) -> bool:
+    try:
+        return ws.read(path).exists
+    except PathError:
+        return False
 
 
 def _state(file: FileText) -> str | None:

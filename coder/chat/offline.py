@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coder import exits
-from coder.edits import editing, saving
+from coder.edits import editing, guard, saving
 from coder.edits.workspace import Workspace
 from coder.errors import GitError, NotCommitted, PathError, UsageError, WriteError
 from coder.seams.repo import Repo
@@ -47,7 +47,7 @@ def run(options: ApplyOptions, terminal: Terminal) -> int:
         chat = [ws.relative(os.path.expanduser(name)) for name in options.files]
     except PathError as exc:
         raise UsageError(str(exc)) from None
-    scope = editing.scope_of(ws, found, set(chat))
+    scope = guard.scope_of(ws, found, set(chat))
     try:
         proposal, _, _ = editing.propose_asking(fmt, reply, ws, chat, scope, terminal)
     except TruncatedReply as exc:
@@ -95,8 +95,8 @@ def run(options: ApplyOptions, terminal: Terminal) -> int:
         return exits.OK
     left = saving.not_committed(repo, ws, list(result.changed))
     for path, why in left.items():
-        terminal.error(f"{path} is written but not committed: it is {why}.")
-    return exits.NOT_COMMITTED if "changed" in left.values() else exits.OK
+        terminal.error(saving.left_out(path, why, ws))
+    return exits.NOT_COMMITTED if left else exits.OK
 
 
 def _read_reply(path: Path) -> Reply:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from coder.chat.turns import TurnOutcome
-from coder.edits import saving
+from coder.edits import editing, guard, saving
 from coder.edits.editing import Proposal, unified_diff
 from coder.edits.workspace import FileText, Workspace
 from coder.errors import CoderError, UsageError
@@ -70,12 +70,15 @@ def _write(session: Session, done: Swap, new: Proposal) -> list[str]:
         for p, t in done.wanted.items()
         if (done.originals[p].exists or p in new.result.files) and t != done.current[p].text
     }
-    proposal = Proposal(ApplyResult(writes), done.current)
+    removed = tuple(
+        p
+        for p in done.paths
+        if not done.originals[p].exists and p not in new.result.files and done.current[p].exists
+    )
+    scope = guard.scope_of(session.ws, session.repo, session.named)
+    proposal = editing.vetted(ApplyResult(writes, deleted=removed), done.current, session.ws, scope)
     repo = session.repo if session.config.auto_commits else None
     saved = saving.write(proposal, session.ws, repo, save_user=done.paths)
-    for path in done.paths:
-        if not done.originals[path].exists and path not in new.result.files:
-            session.ws.remove(path)
     for path, copy in saved.backups.items():
         session.terminal.say(saving.backed_up(path, copy, session.ws.root))
     return saved.commits

@@ -14,11 +14,12 @@ from pathlib import Path
 from coder import prompt
 from coder.chat import checks, usage
 from coder.chat.architect import turn as architect_turn
+from coder.chat.choosing import request_candidates
 from coder.chat.commit_message import write_commit_message
-from coder.chat.landing import Landing, files_after
+from coder.chat.landing import Landing, files_after, files_undone
 from coder.chat.transcript import append_messages
 from coder.chat.turns import SessionConfig, TurnOutcome
-from coder.edits import editing
+from coder.edits import editing, guard
 from coder.edits.workspace import Workspace
 from coder.errors import CoderError, GitError
 from coder.repomap import RepoMap, get_repo_map
@@ -74,6 +75,9 @@ class Session:
     """The request the map is ranked for: the user's latest, through its reflections."""
     _landing: Landing | None = field(default=None, repr=False)
     """What the request under way has written (each reflection is one request)."""
+    chats: dict[str, tuple[list[str], list[str]]] = field(default_factory=dict)
+    """For each commit of coder's edits, the chat's files before and after its request (a
+    rename or a removal changes them), so that /undo can set them back."""
     _replies: int = field(default=0, repr=False)
     """Replies received, for the ids of function calls that came without one."""
 
@@ -118,6 +122,7 @@ class Session:
             self._commit_message,
             self.config.dry_run,
             saves=self.saves,
+            chat=list(self.files),
         )
         self.topic = text
         try:
@@ -147,7 +152,7 @@ class Session:
         self.selection = None
         for attempt in range(self.config.max_reflections + 1):
             if attempt == 0 and self.config.candidates > 1:
-                completion = self._request_candidates(message)
+                completion = request_candidates(self, message)
             else:
                 kind = "edit" if attempt == 0 else "reflection"
                 completion = self._call(self.build(message, kind))
@@ -290,35 +295,6 @@ class Session:
             self.terminal.error(f"The repository map is left out of this request: {exc}")
             return ""
 
-    def _request_candidates(self, message: str) -> Completion:
-        """Several candidates at once; the selector's choice is the reply the turn goes on with."""
-        config, terminal = self.config, self.terminal
-        terminal.say(f"Asking {self.model.name} for {config.candidates} candidates...")
-        setup = selection.Setup(
-            self.model,
-            self.fmt,
-            self.ws,
-            self.files,
-            self.read_only,
-            tests=self.tests() if config.candidate_tests else None,
-            refine=config.refine,
-            plan=config.plan,
-            diverse=config.diverse,
-        )
-        try:
-            made = selection.make(setup, self.build(message), message, config.candidates)
-        except KeyboardInterrupt:
-            return Completion(interrupted=True)
-        self.usage += made.usage
-        terminal.say(usage.reply_line(made.usage, self.usage))
-        selection.show(terminal, made)
-        self.selection = made
-        self.selections.append(made)
-        terminal.start_reply()
-        terminal.stream(made.completion.text)
-        terminal.end_reply()
-        return made.completion
-
     def tests(self) -> selection.TestSetup | None:
         """How the test command runs on versions of the files; None without one."""
         return checks.test_setup(self.config, self.ws, self.repo)
@@ -360,7 +336,7 @@ class Session:
         steer coder. A reply cut off at the model's length limit applies nothing."""
         if completion.truncated:
             raise truncated("a reply the model stopped at its length limit")
-        scope = editing.scope_of(self.ws, self.repo, self.named)
+        scope = guard.scope_of(self.ws, self.repo, self.named)
         proposal, added, scope = editing.propose_asking(
             self.fmt, completion.reply, self.ws, self.files, scope, self.terminal, base
         )
@@ -371,7 +347,17 @@ class Session:
     def _finish(self, request: str, applied: bool = False) -> TurnOutcome:
         """Commit what the request changed, kept as the last edit for /rtc."""
         self.last_edit = self._landing.change(request, self.files) or self.last_edit
-        return self._landing.finish(applied)
+        outcome = self._landing.finish(applied)
+        for sha in outcome.commits:
+            self.chats[sha] = (self._landing.chat, list(self.files))
+        return outcome
+
+    def undone(self, sha: str) -> None:
+        """The chat's files as they were before the request of commit sha, which /undo took
+        back: the files it renamed or removed are in the chat again, their new names gone."""
+        if sha in self.chats:
+            before, after = self.chats.pop(sha)
+            self.files = files_undone(self.files, before, after, self.ws)
 
     def _give_up(self, request: str) -> TurnOutcome:
         """Edits still fail: the user decides whether the ones that applied are kept."""
@@ -379,6 +365,7 @@ class Session:
             if self.terminal.confirm("Some edits failed. Keep the edits that did apply?"):
                 return replace(self._finish(request), failed=True)
             self._landing.undo()
+            self.files = files_undone(self.files, self._landing.chat, self.files, self.ws)
         return TurnOutcome(failed=True)
 
     def _commit_message(self, changed: tuple[str, ...]) -> str:

@@ -1,24 +1,24 @@
-"""Turning a reply into a proposal: parse, apply in memory, vet what it would write.
+"""Turning a reply into a proposal: parse, apply in memory, vet what it would do (guard.py).
 
 Shared by `coder --apply` and the chat. A proposal is written (saving.py) only when every edit
-applied and every file it writes may be written: not a file that steers coder or git unless the
-user named it, not git's own folder, not an existing file the model has not seen.
+applied and the guard let every file operation through; the user is asked about those a person
+may allow (a file outside the chat, one that steers coder or git, a read-only one).
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
-from coder.edits import guard
+from coder.edits import guard, steering
+from coder.edits.guard import UNNAMED, Scope
 from coder.edits.workspace import FileText, Workspace
-from coder.errors import PathError
-from coder.seams.repo import Repo
+from coder.errors import CoderError, PathError
 from coder.terminal import Terminal
 from editformats import ApplyResult, Edit, EditFormat, Failure, Reply
-from editformats.paths import NO_TREE, Tree, clean, normalize, tree_of
+from editformats.paths import Tree, clean, normalize, tree_of
 
 
 @dataclass(frozen=True)
@@ -33,30 +33,6 @@ class Proposal:
         old = {p: f.text for p, f in self.originals.items() if f.exists}
         result = self.result
         return unified_diff(old, dict(result.files), context, result.deleted, result.moved)
-
-
-@dataclass(frozen=True)
-class Scope:
-    """What a reply may write besides editing the chat files."""
-
-    named: frozenset[str] = frozenset()
-    """Files the user named: only these may be written when they steer coder or git."""
-    steering: guard.Steering = guard.NOTHING
-    """What steers git and Python in this work tree, beyond the fixed names."""
-    private: tuple[str, ...] = ()
-    """git's own folders inside the work tree under another name than .git: never written."""
-    tree: Tree = field(default=NO_TREE, repr=False)
-    """The repository's files, so that the reply's names resolve to what exists."""
-    unlocked: frozenset[str] = frozenset()
-    """Read-only files the user allowed this reply to write."""
-
-
-def scope_of(ws: Workspace, repo: Repo | None, named: set[str] | frozenset[str]) -> Scope:
-    """The Scope of a reply in this workspace, the user having named the files in named."""
-    steering = guard.steering(repo, ws.root)
-    if repo is None:
-        return Scope(frozenset(named), steering, tree=tree_of(ws.listing()))
-    return Scope(frozenset(named), steering, tuple(repo.private_folders()), tree_of(repo.files()))
 
 
 def unified_diff(
@@ -92,7 +68,7 @@ def propose(
     reply: Reply,
     ws: Workspace,
     chat: list[str],
-    scope: Scope = Scope(),
+    scope: Scope = UNNAMED,
     base: Mapping[str, str] | None = None,
 ) -> Proposal:
     """Parse the reply and apply its edits to the chat files in memory; ReplyError if unreadable.
@@ -108,19 +84,35 @@ def propose(
     if base:
         earlier = {p: t for p, t in base.items() if p not in originals or t != originals[p].text}
         result = replace(result, files=earlier | dict(result.files))
-    extra = _check_targets(result, ws, originals, scope) + _check_removals(result, ws, scope)
+    extra = guard.vet(result, ws, originals, scope)
     if extra and result.atomic:
         result = ApplyResult(failures=result.failures + tuple(extra), atomic=True)
     elif extra:
         refused = {f.path for f in extra}
+        # A rename is one operation: either of its names refused keeps both as they are.
+        refused |= {o for o, n in result.moved.items() if n in refused}
+        refused |= {n for o, n in result.moved.items() if o in refused}
         result = ApplyResult(
             {p: t for p, t in result.files.items() if p not in refused},
             tuple(a for a in result.applied if a.path not in refused),
             result.failures + tuple(extra),
+            tuple(p for p in result.deleted if p not in refused),
+            {o: n for o, n in result.moved.items() if not {o, n} & refused},
         )
     for path in result.files:
         if path not in originals:
             originals[path] = ws.read(path)
+    return Proposal(result, originals)
+
+
+def vetted(
+    result: ApplyResult, originals: dict[str, FileText], ws: Workspace, scope: Scope
+) -> Proposal:
+    """A change that coder made up itself (/pick's swap of candidates) as a proposal, once the
+    guard lets every file operation of it through; CoderError, naming why, when it does not."""
+    refused = guard.vet(result, ws, originals, scope)
+    if refused:
+        raise CoderError(" ".join(f.reason for f in refused) + " Nothing was written.")
     return Proposal(result, originals)
 
 
@@ -161,7 +153,8 @@ def propose_asking(
         if _private(ws, path, scope):
             continue
         if failure.kind == "read-only":
-            if _allow_read_only(terminal, path):
+            removes = failure.reason.startswith(f"Block {failure.edit.index} removes ")
+            if _allow_read_only(terminal, path, removes):
                 unlocked.add(path)
             continue
         why = _steers(path, scope) or _steers_through_link(ws, path, scope)
@@ -197,14 +190,17 @@ LEAVE = ("outside-chat", "steering", "read-only")
 """The kinds of failure a person may lift by allowing the write."""
 
 
-def _allow_read_only(terminal: Terminal, path: str) -> bool:
+def _allow_read_only(terminal: Terminal, path: str, removes: bool) -> bool:
+    verb = "removes" if removes else "writes"
     if terminal.yes:
         terminal.error(
-            f"Refused: the reply writes {path}, which is read-only. --yes never allows that;"
-            " make it writable (chmod u+w) to let the model edit it."
+            f"Refused: the reply {verb} {path}, which is read-only. --yes never allows that;"
+            " make it writable (chmod u+w) to let the model change it."
         )
         return False
-    return terminal.confirm(f"The reply writes {path}, which is read-only. Write it?")
+    return terminal.confirm(
+        f"The reply {verb} {path}, which is read-only. {verb[:-1].capitalize()} it?"
+    )
 
 
 def _allow_steering(terminal: Terminal, path: str, why: str) -> bool:
@@ -236,7 +232,7 @@ def _steers_through_link(ws: Workspace, path: str, scope: Scope) -> str | None:
 
 
 def _steers(path: str, scope: Scope) -> str | None:
-    return guard.steers(path, scope.steering)
+    return steering.steers(path, scope.steering)
 
 
 def _private(ws: Workspace, path: str, scope: Scope) -> bool:
@@ -257,90 +253,3 @@ def _relative(edit: Edit, ws: Workspace) -> Edit:
         return replace(edit, path=ws.relative(path))
     except PathError:
         return edit
-
-
-def _check_removals(result: ApplyResult, ws: Workspace, scope: Scope) -> list[Failure]:
-    """Failures for files a reply deletes or moves away that may not be: the guard's paths,
-    files that steer coder or git unless named, symlinks, and files that do not exist."""
-    failures = []
-    by_path = {a.path: a.edit for a in result.applied}
-    for path in result.deleted:
-        refused = _removal_refused(path, ws, scope)
-        if refused:
-            why, kind = refused
-            edit = by_path.get(path) or Edit(path, "", "")
-            reason = f"Block {edit.index} was refused: {why}."
-            failures.append(Failure(edit, reason, path=path, kind=kind))
-    return failures
-
-
-def _removal_refused(path: str, ws: Workspace, scope: Scope) -> tuple[str, str] | None:
-    """Why a file may not be removed, and the Failure kind; None when it may."""
-    try:
-        real = ws.real(path)
-    except PathError as exc:
-        return f"{exc}", ""
-    if _private(ws, path, scope):
-        return f"{path} is in git's own folder", ""
-    steers = _steers(path, scope) if path not in scope.named else None
-    if steers:
-        return f"{path}, which {steers}, may not be removed unless the user names it", "steering"
-    if real != path:
-        return f"{path} is a symlink or lies behind one: remove or rename it yourself", ""
-    if not ws.read(path).exists:
-        return f"{path} does not exist", ""
-    return None
-
-
-def _check_targets(
-    result: ApplyResult, ws: Workspace, originals: dict, scope: Scope
-) -> list[Failure]:
-    """Failures for changed paths that may not be written: unsafe, steering coder or git
-    without the user having named them, or existing files the model has not seen."""
-    failures = []
-    by_path = {a.path: a.edit for a in result.applied}
-    for path in result.files:
-        edit = by_path.get(path) or Edit(path, "", "")
-        try:
-            ws.check(path)
-        except PathError as exc:
-            failures.append(Failure(edit, f"Block {edit.index} was refused: {exc}.", path=path))
-            continue
-        if _private(ws, path, scope):
-            reason = f"Block {edit.index} was refused: {path} is in git's own folder."
-            failures.append(Failure(edit, reason, path=path))
-            continue
-        why = (_steers(path, scope) if path not in scope.named else None) or (
-            _steers_through_link(ws, path, scope)
-        )
-        if why:
-            failures.append(
-                Failure(
-                    edit,
-                    f"Block {edit.index} writes {path}, which {why}: a reply may not write it"
-                    " unless the user adds it to the chat.",
-                    path=path,
-                    kind="steering",
-                )
-            )
-        elif path not in scope.unlocked and ws.read_only(path):
-            failures.append(
-                Failure(
-                    edit,
-                    f"Block {edit.index} writes {path}, which is read-only: it is not changed"
-                    " unless the user allows it.",
-                    path=path,
-                    kind="read-only",
-                )
-            )
-        elif path not in originals and ws.read(path).exists:
-            failures.append(
-                Failure(
-                    edit,
-                    f"Block {edit.index} writes {path}, which exists but is not in the chat:"
-                    " its content is unknown to you, so it is not overwritten.",
-                    path=path,
-                    kind="outside-chat",
-                )
-            )
-    return failures

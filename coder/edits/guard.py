@@ -1,158 +1,253 @@
-"""Files that steer coder, git, the user's shell or other tools, which a model's reply may not
-write unless the user named them.
+"""The one decision point for what a reply does to the files: every write, creation, removal and
+rename that any edit format can express passes vet(), which applies every rule of RULES to it.
 
-The fixed kinds are rows of steering_files.RULES (coder's own files, git's, the hook managers',
-direnv's, editors', version and package managers', CI's) and, when the work tree holds the
-home folder, of steering_files.HOME. This repository adds: git's hooks folder
-(core.hooksPath), the files git includes into its configuration and the programs its settings
-name, when they lie in the work tree; $XDG_CONFIG_HOME when it does; and a Python environment
-inside the work tree (coder's own, perhaps), whose `.pth` files run at every start. Anything
-under `.git/` or git's own folder is refused outright (see Workspace.check and editing.Scope);
-these are refused unless the user put the file in the chat by name.
+A reply's ApplyResult is read as operations on paths, each in a role:
+- "write": an existing file gets new text;
+- "create": a file comes into being (a new file, or the new name of a renamed one);
+- "remove": a file goes away (deleted, or the old name of a renamed one).
+Each rule names the roles it judges. saving.write then writes only what vet let through and
+keeps what the rules promise (a renamed file's mode bits; a copy of every file git will not
+commit before it is replaced or removed), so that a new edit format gets all of it by
+construction: the formats only compute texts, and nothing but saving.write puts them on disk.
 """
 
 from __future__ import annotations
 
-import os
-import shlex
-import sys
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
-from coder.edits.steering_files import HOME, RULES, match, match_from_top
+from coder.edits import steering
+from coder.edits.workspace import FileText, Workspace
+from coder.errors import PathError
 from coder.seams.repo import Repo
-
-_PROGRAMS = (
-    r"^(core\.(fsmonitor|sshcommand|editor|pager|askpass)|filter\..*\.(clean|smudge|process)"
-    r"|diff\..*\.(textconv|command)|merge\..*\.driver|credential\.helper|gpg\.program"
-    r"|sequence\.editor)$"
-)
-"""git settings whose value is a program git runs."""
+from editformats import ApplyResult, Edit, Failure
+from editformats.paths import NO_TREE, Tree, refusal, skeleton, tree_of
 
 
 @dataclass(frozen=True)
-class Steering:
-    """What steers coder or git in this work tree beyond the fixed names: repository-relative
-    folders and files, each with why."""
+class Scope:
+    """What a reply may do besides editing the chat files."""
 
-    folders: tuple[tuple[str, str], ...] = ()
-    files: tuple[tuple[str, str], ...] = ()
-    home: str | None = None
-    """Where the home folder lies in the work tree ("" at its top), when it does."""
-
-
-NOTHING = Steering()
-
-
-def steering(repo: Repo | None, root: Path) -> Steering:
-    """What steers git and Python in the work tree at root beyond the fixed kinds: git's hooks
-    folder, the config files git includes, the programs its settings run, the user's own
-    settings folder ($XDG_CONFIG_HOME) and home folder, and the Python environment coder runs
-    in, when they lie inside it."""
-    folders: list[tuple[str, str]] = []
-    files: list[tuple[str, str]] = []
-    environment = _inside(Path(sys.prefix), root)
-    if environment:
-        folders.append((environment, "is the Python environment coder runs in"))
-    # Read here as git reads it: where the user's own settings of git and other programs are.
-    xdg = os.environ.get("XDG_CONFIG_HOME")
-    settings = _inside(Path(xdg), root) if xdg else None
-    if settings:
-        folders.append((settings, "your programs (git among them) read as your own settings"))
-    if repo is not None:
-        folders += _hooks(repo, root)
-        files += _git_files(repo, root)
-    return Steering(tuple(folders), tuple(files), _home_inside(root))
+    named: frozenset[str] = frozenset()
+    """Files the user named: only these may be written when they steer coder or git."""
+    steering: steering.Steering = steering.NOTHING
+    """What steers git and Python in this work tree, beyond the fixed names."""
+    private: tuple[str, ...] = ()
+    """git's own folders inside the work tree under another name than .git: never written."""
+    tree: Tree = field(default=NO_TREE, repr=False)
+    """The repository's files, so that the reply's names resolve to what exists."""
+    unlocked: frozenset[str] = frozenset()
+    """Read-only files the user allowed this reply to write or remove."""
 
 
-def _hooks(repo: Repo, root: Path) -> list[tuple[str, str]]:
-    """git's hooks folder (core.hooksPath) when it lies in the work tree."""
+UNNAMED = Scope()
+"""The scope when the user named nothing and nothing is known of the repository's files."""
+
+
+def scope_of(ws: Workspace, repo: Repo | None, named: set[str] | frozenset[str]) -> Scope:
+    """The Scope of a reply in this workspace, the user having named the files in named."""
+    found = steering.steering(repo, ws.root)
+    if repo is None:
+        return Scope(frozenset(named), found, tree=tree_of(ws.listing()))
+    return Scope(frozenset(named), found, tuple(repo.private_folders()), tree_of(repo.files()))
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One path a reply touches, in one role (see the module's docstring)."""
+
+    role: str
+    path: str
+    edit: Edit
+
+
+def operations(
+    result: ApplyResult, originals: Mapping[str, FileText], exists: Callable[[str], bool]
+) -> list[Operation]:
+    """Every path the result touches, each in its role: the files it writes (one that does not
+    exist yet, or a rename's new name, is created) and the files it removes. exists(path) says
+    whether a file outside originals is on disk."""
+    by_path = {a.path: a.edit for a in result.applied}
+    sources = {new: old for old, new in result.moved.items()}
     found = []
-    for _, value, _ in repo.config(r"^core\.hookspath$"):
-        hooks = _inside(_resolve(value, root, None), root)
-        if hooks:
-            found.append((hooks, "git runs as hooks"))
-            if hooks.endswith("/_"):  # husky's hooks run the scripts one folder up
-                found.append((hooks[:-2], "git's hooks run"))
+    for path in result.files:
+        edit = by_path.get(sources.get(path, path)) or Edit(path, "", "")
+        there = originals[path].exists if path in originals else exists(path)
+        found.append(Operation("write" if there and path not in sources else "create", path, edit))
+    for path in result.deleted:
+        found.append(Operation("remove", path, by_path.get(path) or Edit(path, "", "")))
     return found
 
 
-def _git_files(repo: Repo, root: Path) -> list[tuple[str, str]]:
-    """The files in the work tree that git includes into its configuration, and the programs
-    there its settings name."""
-    found = []
-    for _, value, origin in repo.config(r"^include(if\..*)?\.path$"):
-        base = origin.parent if origin else root
-        config = _inside(_resolve(value, root, base), root)
-        if config:
-            found.append((config, "git includes into its configuration"))
-    for _, value, _ in repo.config(_PROGRAMS):
-        program = _program(value, root)
-        if program:
-            found.append((program, "git runs as a program its settings name"))
-    return found
+@dataclass
+class _Context:
+    ws: Workspace
+    scope: Scope
+    originals: Mapping[str, FileText]
+    created: list[str]
+    """The paths the reply creates, so that two of its own new names cannot look alike."""
+    moved_to: set[str]
+    """The new names of the files the reply renames."""
+    _skeletons: dict[str, str] | None = None
+
+    def look_alike(self, path: str) -> str | None:
+        """An existing file or folder, or another name the reply creates, that looks like path
+        (or like one of its folders) without being it."""
+        if self._skeletons is None:
+            names = self.scope.tree.files | self.scope.tree.folders | set(self.originals)
+            self._skeletons = {skeleton(n): n for n in sorted(names, reverse=True)}
+            for other in self.created:
+                self._skeletons.setdefault(skeleton(other), other)
+        parts = path.split("/")
+        for n in range(1, len(parts) + 1):
+            prefix = "/".join(parts[:n])
+            if prefix in self.scope.tree.folders or prefix in self.scope.tree.files:
+                continue
+            twin = self._skeletons.get(skeleton(prefix))
+            if twin is not None and twin != prefix:
+                return twin
+        return None
+
+    def exists(self, path: str) -> bool:
+        try:
+            return self.ws.read(path).exists
+        except PathError:
+            return False
 
 
-def _home_inside(root: Path) -> str | None:
-    """Where the home folder (or git's own config folder, $XDG_CONFIG_HOME) lies in the work
-    tree, from its top ("" for the top itself); None when outside it."""
-    home = Path(os.path.expanduser("~"))
-    if _inside(home, root) is not None or _same(home, root):
-        return "" if _same(home, root) else _inside(home, root)
+@dataclass(frozen=True)
+class Refusal:
+    """Why an operation may not be done: the words after "Block N " in the message to the
+    model, and the Failure's kind (see Failure.kind; "" when no one can lift it)."""
+
+    says: str
+    kind: str = ""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule of the guard: the roles it judges, and how (a Refusal, or None to let pass)."""
+
+    name: str
+    roles: tuple[str, ...]
+    check: Callable[[Operation, _Context], Refusal | None]
+
+
+_VERBS = {"write": "write", "create": "write", "remove": "remove"}
+
+
+def _place(op: Operation, ctx: _Context) -> Refusal | None:
+    """Inside the work tree, a file (not a folder), outside .git and git's own folders."""
+    try:
+        real = ctx.ws.real(op.path)
+    except PathError as exc:
+        return Refusal(f"was refused: {exc}")
+    private = ctx.scope.private
+    if any(p == f or p.startswith(f + "/") for p in (op.path, real) for f in private):
+        return Refusal(f"was refused: {op.path} is in git's own folder")
     return None
 
 
-def _same(a: Path, b: Path) -> bool:
-    try:
-        return a.resolve() == b.resolve()
-    except OSError:
-        return False
+def _name(op: Operation, ctx: _Context) -> Refusal | None:
+    """A new name is safe to hand to commands and plain to a reader; the user's own names pass."""
+    if op.path in ctx.scope.named or op.path in ctx.originals:
+        return None
+    why = refusal(op.path)
+    if not why and any(part.startswith("-") for part in op.path.split("/")):
+        why = f"{op.path} has a part starting with -, which commands would read as an option"
+    twin = None if why else ctx.look_alike(op.path)
+    if twin:
+        why = (
+            f"{op.path} looks like {twin} but is another name (its letters or their case"
+            f" differ), so it would be a second file beside it; write {twin} exactly"
+        )
+    return Refusal(f"was refused: {why}") if why else None
 
 
-def steers(path: str, steering: Steering = NOTHING) -> str | None:
-    """Why a repository-relative path steers coder, git or the shell, or None when it does
-    not; the reason reads after "which" (".env, which holds ...")."""
-    for rule in RULES:
-        if match(rule, path):
-            return rule.why
-    if steering.home is not None:
-        top = f"{steering.home}/" if steering.home else ""
-        if path.lower().startswith(top.lower()):
-            for rule in HOME:
-                if match_from_top(rule, path[len(top) :]):
-                    return rule.why
-    for file, why in steering.files:
-        if path == file:
-            return why
-    for folder, why in steering.folders:
-        if path == folder or path.startswith(folder.rstrip("/") + "/"):
-            return why
+def _steering(op: Operation, ctx: _Context) -> Refusal | None:
+    """A file that steers coder, git or the shell is the user's to name, as is one that a
+    symlink leads to."""
+    why = steering.steers(op.path, ctx.scope.steering) if op.path not in ctx.scope.named else None
+    if not why:
+        real = ctx.ws.real(op.path)
+        if real != op.path and real not in ctx.scope.named:
+            why = steering.steers(real, ctx.scope.steering)
+    if not why:
+        return None
+    return Refusal(
+        f"{_VERBS[op.role]}s {op.path}, which {why}: a reply may not {_VERBS[op.role]} it unless"
+        " the user adds it to the chat",
+        "steering",
+    )
+
+
+def _read_only(op: Operation, ctx: _Context) -> Refusal | None:
+    """A file whose mode forbids writing stays as it is, unless the user allows this reply."""
+    if op.path in ctx.scope.unlocked or not ctx.ws.read_only(op.path):
+        return None
+    return Refusal(
+        f"{_VERBS[op.role]}s {op.path}, which is read-only: it is not changed unless the user"
+        " allows it",
+        "read-only",
+    )
+
+
+def _seen(op: Operation, ctx: _Context) -> Refusal | None:
+    """A file is replaced or removed only when the model has seen it: it is in the chat."""
+    if op.path in ctx.originals or not ctx.exists(op.path):
+        return None
+    return Refusal(
+        f"{_VERBS[op.role]}s {op.path}, which exists but is not in the chat: its content is"
+        " unknown to you, so it is not changed",
+        "outside-chat",
+    )
+
+
+def _vacant(op: Operation, ctx: _Context) -> Refusal | None:
+    """A file comes into being only where none is: a rename never replaces another file."""
+    if not ctx.exists(op.path) or op.path not in ctx.moved_to:
+        return None
+    return Refusal(f"was refused: {op.path} exists, and a rename never replaces a file")
+
+
+def _removable(op: Operation, ctx: _Context) -> Refusal | None:
+    """A file removed exists and is itself, not a symlink or a file behind one."""
+    if ctx.ws.real(op.path) != op.path:
+        return Refusal(
+            f"was refused: {op.path} is a symlink or lies behind one: remove or rename it yourself"
+        )
+    if not ctx.exists(op.path):
+        return Refusal(f"was refused: {op.path} does not exist")
     return None
 
 
-def _resolve(value: str, root: Path, base: Path | None) -> Path:
-    path = Path(os.path.expanduser(value))
-    return path if path.is_absolute() else (base or root) / path
+RULES = (
+    Rule("place", ("write", "create", "remove"), _place),
+    Rule("name", ("create",), _name),
+    Rule("steering", ("write", "create", "remove"), _steering),
+    Rule("vacant", ("create",), _vacant),
+    Rule("removable", ("remove",), _removable),
+    Rule("read-only", ("write", "remove"), _read_only),
+    Rule("seen", ("write", "remove"), _seen),
+)
+"""Every rule, in the order they are tried: an operation's first refusal is the one given."""
 
 
-def _inside(path: Path, root: Path) -> str | None:
-    """path relative to root when it lies inside it, else None."""
-    try:
-        rel = path.resolve().relative_to(root.resolve()).as_posix()
-    except (ValueError, OSError):
-        return None
-    return rel if rel != "." else None
-
-
-def _program(value: str, root: Path) -> str | None:
-    """The file in the work tree that a setting's command runs first, if any."""
-    try:
-        words = shlex.split(value)
-    except ValueError:
-        return None
-    if not words or words[0].startswith("!"):
-        return None
-    first = words[0]
-    if "/" not in first and not (root / first).is_file():
-        return None
-    return _inside(_resolve(first, root, None), root)
+def vet(
+    result: ApplyResult, ws: Workspace, originals: Mapping[str, FileText], scope: Scope
+) -> list[Failure]:
+    """A Failure for each path of the result that one of the RULES refuses (its first refusal)."""
+    ctx = _Context(ws, scope, originals, [], set(result.moved.values()))
+    ops = operations(result, originals, ctx.exists)
+    ctx.created = [op.path for op in ops if op.role == "create"]
+    failures = []
+    for op in ops:
+        for rule in RULES:
+            if op.role not in rule.roles:
+                continue
+            refused = rule.check(op, ctx)
+            if refused:
+                reason = f"Block {op.edit.index} {refused.says}."
+                failures.append(Failure(op.edit, reason, path=op.path, kind=refused.kind))
+                break
+    return failures

@@ -89,7 +89,13 @@ def _write(
                 )
             except GitError as exc:
                 raise GitError(f"{exc}. Nothing was written") from None
-    ws.write_all(changed, proposal.originals, removed)
+    originals = proposal.originals
+    modes = {
+        new: originals[old].mode
+        for old, new in proposal.result.moved.items()
+        if old in originals and originals[old].mode is not None
+    }
+    ws.write_all(changed, originals, removed, modes)
     return saved
 
 
@@ -131,10 +137,23 @@ def save_user_changes(repo: Repo, paths: list[str]) -> list[str]:
 
 
 def not_committed(repo: Repo, ws: Workspace, paths: list[str]) -> dict[str, str]:
-    """Those of the files at paths (through symlinks) that git did not commit, with why (a
-    file removed counts only when its removal is not committed)."""
-    left = repo.uncommitted(sorted({ws.real(p) for p in paths}))
-    return {p: why for p, why in left.items() if why == "changed" or ws.read(p).exists}
+    """Those of the files at paths (through symlinks) whose state on disk git did not commit,
+    with why: a file written that git did not take, or a removal git does not record (the file
+    was ignored, or in a nested repository)."""
+    real = sorted({ws.real(p) for p in paths})
+    gone = [p for p in real if not ws.read(p).exists]
+    left = repo.uncommitted(real)
+    # A removal that was committed leaves a path git no longer tracks: not a problem.
+    left = {p: why for p, why in left.items() if why == "changed" or p not in gone}
+    return left | repo.uncommittable(gone)
+
+
+def left_out(path: str, why: str, ws: Workspace) -> str:
+    """The line that tells the user that git did not commit what coder did to a file."""
+    if why == "changed":
+        return f"{path} is written but not committed: git failed to take it."
+    done = "written" if ws.read(path).exists else "removed"
+    return f"{path} is {done} but not committed: it is {why}."
 
 
 @contextlib.contextmanager

@@ -1,6 +1,6 @@
 """The files and folders that run something, or are read as settings, without anyone choosing to
 run the project's code: by coder, git and its hook managers, the shell, editors, version and
-package managers, and CI. A row each, with why; guard.py decides with them.
+package managers, and CI. A row each, with why; steering.py decides with them.
 
 Names are compared without regard to case (a case-insensitive file system makes `.ENVRC`
 the same file as `.envrc`), wherever in the work tree the file lies (a project in a

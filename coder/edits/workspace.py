@@ -11,7 +11,7 @@ import os
 import secrets
 import stat
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from coder.errors import FileEncodingError, PathError, WriteError
@@ -33,6 +33,9 @@ class FileText:
     when the file is UTF-8 with some invalid bytes."""
     exists: bool = False
     """Whether the file was on disk."""
+    mode: int | None = field(default=None, compare=False)
+    """Its permission bits (stat.S_IMODE) when it was on disk, so that a file written back
+    (a rename, an edit undone) keeps them."""
 
 
 def decode(data: bytes) -> tuple[str, str]:
@@ -89,11 +92,13 @@ class Workspace:
         """The file's text; a missing file reads as "" with exists False."""
         name, target = self._locate(rel)
         try:
-            data = target.read_bytes()
+            with open(target, "rb") as handle:
+                mode = stat.S_IMODE(os.fstat(handle.fileno()).st_mode)
+                data = handle.read()
         except FileNotFoundError:
             return FileText(name)
         text, encoding = decode(data)
-        return FileText(name, text, encoding, True)
+        return FileText(name, text, encoding, True, mode)
 
     def reference(self, name: str) -> str:
         """The name a file the user adds for reference only goes by: repository-relative when it
@@ -123,16 +128,20 @@ class Workspace:
         contents: Mapping[str, str],
         originals: Mapping[str, FileText],
         removed: Collection[str] = (),
+        modes: Mapping[str, int] | None = None,
     ) -> None:
         """Write every file and remove every file of removed, or do none of it: encode all,
         check that none changed on disk since it was read into originals, then replace each
-        atomically, undoing them all on failure.
+        atomically, undoing them all on failure. A file that does not exist yet is made with
+        its mode in modes when given (a renamed script stays executable), else as the umask
+        says; an existing one keeps its own.
 
         WriteError when a file changed meanwhile, two names lead to one file, or the system
         refuses a write (the files are then as they were).
         """
         encoded, targets = self.encode_all(contents, originals)
         planned = [*encoded, *self._removals(removed, targets)]
+        new_modes = {self.check(rel): mode for rel, mode in (modes or {}).items()}
         self.verify({rel: originals[rel] for rel in [*contents, *removed] if rel in originals})
         replaced: list[tuple[Path, bytes | None, Path | None]] = []
         made: list[Path] = []
@@ -145,7 +154,7 @@ class Workspace:
                     continue
                 before = target.read_bytes() if target.exists() else None
                 _make_folders(target.parent, made)
-                _replace(target, data)
+                _replace(target, data, new_modes.get(target))
                 replaced.append((target, before, None))
         except BaseException as exc:
             for target, before, parked in reversed(replaced):
@@ -318,9 +327,10 @@ def _park(target: Path) -> Path:
     return parked
 
 
-def _replace(target: Path, data: bytes) -> None:
-    """Write data to a new file beside target, flush it to disk, then rename it over target."""
-    mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else None
+def _replace(target: Path, data: bytes, new_mode: int | None = None) -> None:
+    """Write data to a new file beside target, flush it to disk, then rename it over target,
+    which keeps its mode (a new one gets new_mode, when given)."""
+    mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else new_mode
     temp = target.with_name(f".coder-{secrets.token_hex(6)}.tmp")
     # Mode 0o666 lets the umask decide a new file's permissions, as any editor would.
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)

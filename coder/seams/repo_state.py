@@ -20,6 +20,7 @@ IGNORED = "ignored by git"
 REMOVAL_STAGED = "to be removed from git (its removal is staged: git rm --cached)"
 ASSUME_UNCHANGED = "marked assume-unchanged, so git does not look at its changes"
 SKIP_WORKTREE = "marked skip-worktree, so git does not look at its changes"
+NESTED = "in another git repository inside this one (a nested repository or a submodule)"
 
 
 class RepoState:
@@ -141,7 +142,15 @@ class RepoState:
             if tag == "S" or tag.islower():
                 found[name] = SKIP_WORKTREE if tag in "Ss" else ASSUME_UNCHANGED
         found |= dict.fromkeys(self._removal_staged(paths), REMOVAL_STAGED)
+        found |= dict.fromkeys((p for p in paths if p not in tracked and self._nested(p)), NESTED)
         return {p: found[p] for p in paths if p in found}
+
+    def _nested(self, path: str) -> bool:
+        """Whether a folder between the work tree's top and path holds a repository of its own
+        (a .git folder or file): this repository's git cannot commit what lies there."""
+        parts = path.split("/")[:-1]
+        folders = (self.root.joinpath(*parts[:n]) for n in range(1, len(parts) + 1))
+        return any(os.path.lexists(folder / ".git") for folder in folders)
 
     def _removal_staged(self, paths: list[str]) -> list[str]:
         """Those of paths in HEAD, gone from the index, still in the working tree: what

@@ -14,7 +14,7 @@ from coder.errors import PathError, UsageError
     "add", "Add files to the chat (globs work; a missing file is added as new, if you agree).", True
 )
 def _add(chat: Chat, args: str) -> None:
-    from coder.edits import guard
+    from coder.edits import steering
 
     session = chat.session
     for name in names(args):
@@ -28,7 +28,7 @@ def _add(chat: Chat, args: str) -> None:
                 chat.terminal.error(f"No file matches {name}: nothing added.")
             for path in matches:
                 rel = _relative(chat, path)
-                if rel and guard.steers(rel) and rel not in session.named:
+                if rel and steering.steers(rel) and rel not in session.named:
                     chat.terminal.say(f"Not added: {rel} steers coder or git; /add it by name.")
                 elif rel:
                     _add_one(chat, rel)

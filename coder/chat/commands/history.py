@@ -31,6 +31,7 @@ def _undo(chat: Chat, args: str) -> None:
     sha = chat.session.commits[-1]
     files = repo.undo(sha)
     chat.session.commits.pop()
+    chat.session.undone(sha)
     names = ", ".join(files)
     chat.terminal.say(f"Undone: {names} {'is' if len(files) == 1 else 'are'} back as before.")
     # The model was told its edit applied; it must learn that the edit is gone.

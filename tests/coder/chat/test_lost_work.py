@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from coder import exits
+
 from ..fake_openai import Calls, FakeOpenAI, Text
 from ..gitrepo import git, make_repo
 
@@ -145,7 +147,9 @@ def test_a_staged_removal_of_an_unchanged_file_is_no_misleading_error(repo: Path
     git(repo, "rm", "--cached", "-q", "a.py")
     done = apply(repo, block("a.py", "B = 1\n", "B = 2\n"), "a.py")
     out = done.stdout + done.stderr
-    assert done.returncode == 0 and "nothing to commit" not in out, out
+    # Written, not committed (git is to forget the file): the status says so (issue 32, 9).
+    assert done.returncode == exits.NOT_COMMITTED and "nothing to commit" not in out, out
+    assert "a.py is written but not committed: it is to be removed from git" in out
     assert (repo / "a.py").read_text() == "A = 1\nB = 2\n"
     assert git(repo, "status", "--porcelain", "a.py").startswith("D ")
 

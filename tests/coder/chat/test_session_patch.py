@@ -104,6 +104,9 @@ def test_a_patch_that_deletes_and_renames_is_committed_and_undone(
     assert (root / "old.txt").read_text() == "legacy\n" and (root / "notes.md").exists()
     assert not (root / "docs/notes.md").exists()
     assert git(root, "log", "--format=%s").splitlines() == ["start"]
+    # The chat holds the files as they are again: the renamed one under its old name, the
+    # deleted one back, the new name gone (issue 32, item 6).
+    assert session.files == ["shapes.py", "old.txt", "notes.md"]
 
 
 def test_a_turn_given_up_puts_back_a_file_it_deleted_in_its_own_encoding(root: Path) -> None:

@@ -258,7 +258,9 @@ def test_an_ignored_file_is_written_and_the_output_says_it_is_not_committed(
     (repo / "local.py").write_text("L = 1\n")
     path = repo.parent / "reply.md"
     path.write_text("local.py\n```python\nL = 2\n```\n")
-    assert main(["--apply", str(path), "--edit-format", "whole", "local.py"]) == exits.OK
+    assert (
+        main(["--apply", str(path), "--edit-format", "whole", "local.py"]) == exits.NOT_COMMITTED
+    )  # written, not committed: issue 32, 9
     assert "local.py is written but not committed: it is ignored by git" in capsys.readouterr().err
     assert (repo / "local.py").read_text() == "L = 2\n"
 

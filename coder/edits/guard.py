@@ -109,8 +109,9 @@ class _Context:
         return None
 
     def exists(self, path: str) -> bool:
+        """Whether a file is at path (through symlinks), without reading it."""
         try:
-            return self.ws.read(path).exists
+            return self.ws.check(path).exists()
         except PathError:
             return False
 

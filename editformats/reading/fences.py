@@ -191,6 +191,16 @@ def _heading_name(line: str) -> str:
     return last if paths.has_extension(base) and paths.looks_like_path(last) else ""
 
 
+def spaced_name_before(lines: list[str], index: int) -> str:
+    """A name with spaces written alone on the line above index ("docs/user guide.md"), or ''.
+    It may be prose ("Here is the new b.py"): whoever reads it must check that it exists."""
+    k = _nonblank_before(lines, index)
+    if k < 0 or opener(lines[k]) or source_opener(lines[k]):
+        return ""
+    name = paths.clean(lines[k])
+    return name if paths.looks_like_spaced_path(name) else ""
+
+
 def _nonblank_before(lines: list[str], index: int, most: int = 20) -> int:
     """The index of the last non-blank line within most lines above index, or -1."""
     for k in range(index - 1, max(-1, index - 1 - most), -1):
@@ -210,13 +220,33 @@ def info_filename(info: str) -> str:
     return ""
 
 
+def nearest_mentions(lines: list[str], start: int, end: int, most: int = 40) -> tuple[str, ...]:
+    """The file names mentioned by the last paragraph of lines[start:end] that mentions any
+    (a heading or a sentence introducing a block, with a remark between them), within most
+    lines above end; ()."""
+    start = max(start, end - most)
+    k = end
+    while k > start:
+        bottom = k
+        while k > start and lines[k - 1].strip():
+            k -= 1
+        if bottom > k and (found := mentions("\n".join(lines[k:bottom]))):
+            return found
+        while k > start and not lines[k - 1].strip():
+            k -= 1
+    return ()
+
+
 def mentions(text: str, most: int = 20) -> tuple[str, ...]:
     """File-like names the prose mentions, in the order they first appear (the first most)."""
     found: dict[str, None] = {}
     for m in _MENTION.finditer(text):
+        bare = m.group(3)
+        if bare is not None and "." not in bare:
+            continue  # a bare word names a file only with an extension: the common word, fast
         if len(found) >= most:
             break
-        raw = next(g for g in m.groups() if g)
+        raw = bare or m.group(1) or m.group(2)
         if len(raw) > paths.MAX_NAME:
             continue
         name = paths.clean(raw)

@@ -12,8 +12,13 @@ from dataclasses import dataclass
 from editformats import paths
 from editformats.errors import ReplyError
 
+# A reasoning section's tags, or the lines aider's transcripts show in their place: "> Thinking
+# ..." to "> ... done thinking." (and, in earlier versions, "► **THINKING**" to "► **ANSWER**").
 _TAG = re.compile(
-    r"<(/?)(?:think|thinking|reasoning|thinking-content-[0-9a-f]{0,64})>", re.IGNORECASE
+    r"<(?P<close>/?)(?:think|thinking|thought|reasoning|thinking-content-[0-9a-f]{0,64})>"
+    r"|^(?:> Thinking \.\.\.|► \*\*THINKING\*\*)[ \t]*$"
+    r"|^(?P<done>> \.\.\. done thinking\.|► \*\*ANSWER\*\*)[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
 )
 _SOURCE_OPEN = re.compile(r"<source>[\w+#.-]{0,32}\s*", re.IGNORECASE)
 _SOURCE_CLOSE = re.compile(r"</source>\s*", re.IGNORECASE)
@@ -40,7 +45,7 @@ def _drop_reasoning(text: str) -> str:
     at = 0
     opened = None
     for tag in _TAG.finditer(text):
-        closing = tag.group(1) == "/"
+        closing = bool(tag.group("close") or tag.group("done"))
         if opened is None and not closing:
             opened = tag
         elif opened is not None and closing:

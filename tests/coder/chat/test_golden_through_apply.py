@@ -41,6 +41,9 @@ NAMES = [
     "whole/a-snippet-after-a-sentence-naming-a-file-is-not-the-file",
     "whole/the-old-version-shown-after-the-new-one-is-not-written",
     "whole/home-folder-path-of-a-chat-file",
+    "whole/reasoning-as-aider-transcripts-show-it",
+    "diff/reasoning-as-earlier-aider-transcripts-show-it",
+    "diff/windows-absolute-path-in-another-letter-case",
 ]
 """Replies whose files a careful reader finds from names as models write them (issue 32)."""
 

@@ -185,6 +185,17 @@ def filename_before(lines: list[str], index: int, skip_fence: bool = False) -> s
     return _heading_name(lines[k])
 
 
+def intro_before(lines: list[str], index: int) -> str:
+    """The line of prose right above index, passing over one opening fence line ('' when a
+    fence or nothing stands there): the sentence that introduces a block."""
+    k = _nonblank_before(lines, index)
+    if k >= 0 and opener(lines[k]):
+        k = _nonblank_before(lines, k)
+    if k < 0 or opener(lines[k]) or source_opener(lines[k]):
+        return ""
+    return lines[k]
+
+
 def _heading_name(line: str) -> str:
     """The file a markdown heading names with words before it ("### Updated coeffs.py"): its
     last word, when that is a file name with an extension; else ''."""

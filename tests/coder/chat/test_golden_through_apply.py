@@ -44,6 +44,8 @@ NAMES = [
     "whole/reasoning-as-aider-transcripts-show-it",
     "diff/reasoning-as-earlier-aider-transcripts-show-it",
     "diff/windows-absolute-path-in-another-letter-case",
+    "diff/a-sentence-naming-another-file-ends-the-name-before",
+    "diff/a-sentence-naming-the-same-file-keeps-it",
 ]
 """Replies whose files a careful reader finds from names as models write them (issue 32)."""
 

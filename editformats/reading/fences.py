@@ -182,7 +182,19 @@ def filename_before(lines: list[str], index: int, skip_fence: bool = False) -> s
     name = paths.clean(lines[k])
     if paths.looks_like_path(name):
         return name
-    return _heading_name(lines[k])
+    return _name_with_remark(lines[k]) or _heading_name(lines[k])
+
+
+def _name_with_remark(line: str) -> str:
+    """The file name of a line that follows it with a remark in parentheses ("`new.py` (new
+    file)"), when the name has an extension; else ''."""
+    text = line.strip().rstrip(":").rstrip()
+    cut = text.rfind(" (")
+    if not text.endswith(")") or cut < 0 or "(" in text[cut + 2 :] or ")" in text[cut + 2 : -1]:
+        return ""
+    name = paths.clean(text[:cut])
+    base = name.rsplit("/", 1)[-1]
+    return name if paths.has_extension(base) and paths.looks_like_path(name) else ""
 
 
 def intro_before(lines: list[str], index: int) -> str:

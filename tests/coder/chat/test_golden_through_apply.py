@@ -46,6 +46,8 @@ NAMES = [
     "diff/windows-absolute-path-in-another-letter-case",
     "diff/a-sentence-naming-another-file-ends-the-name-before",
     "diff/a-sentence-naming-the-same-file-keeps-it",
+    "whole/new-file-named-with-a-remark",
+    "diff/new-file-named-with-a-remark",
 ]
 """Replies whose files a careful reader finds from names as models write them (issue 32)."""
 

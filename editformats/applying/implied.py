@@ -24,15 +24,21 @@ def settle(edits: list[Edit], files: Mapping[str, str], tree: paths.Tree) -> lis
     """The edits with names checked and optional blocks settled.
 
     A whole-file edit whose name holds spaces keeps it only when that file exists (in the chat
-    or the repository); otherwise it is a line of prose and the edit has no name. An optional
-    edit becomes an edit of the one chat file its prose mentions when it reads as that file's
-    new version and no other block of the reply writes the file; otherwise it is left out."""
+    or the repository); otherwise it is a line of prose and the edit has no name. A block
+    without a name whose prose points to a file that a named block writes is left out: the
+    named version counts (the other is the old one, shown for comparison, or a repetition). An
+    optional edit becomes an edit of the one chat file its prose mentions when it reads as that
+    file's new version and no other block of the reply writes the file; else it is left out."""
     chat = frozenset(files)
     named = [_spaced(edit, chat, tree) if _has_space(edit) else edit for edit in edits]
     written = {_written(edit, chat, tree) for edit in named if not edit.optional}
+    by_name = {_written(edit, chat, tree) for edit in named if edit.path}
     kept = []
     for edit in named:
-        if edit.optional:
+        if edit.whole and not edit.path and not edit.optional:
+            if _mentioned(edit, chat, tree) in by_name:
+                continue
+        elif edit.optional:
             path = _implied(edit, files, tree)
             if not path or path in written:
                 continue

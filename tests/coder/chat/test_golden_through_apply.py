@@ -40,6 +40,7 @@ NAMES = [
     "whole/a-named-block-then-a-sentence-naming-another-file",
     "whole/a-snippet-after-a-sentence-naming-a-file-is-not-the-file",
     "whole/the-old-version-shown-after-the-new-one-is-not-written",
+    "whole/the-old-version-introduced-after-the-named-one-is-not-written",
     "whole/home-folder-path-of-a-chat-file",
     "whole/reasoning-as-aider-transcripts-show-it",
     "diff/reasoning-as-earlier-aider-transcripts-show-it",

@@ -12,14 +12,20 @@ from dataclasses import dataclass
 from editformats import paths
 from editformats.errors import ReplyError
 
-# A reasoning section's tags, or the lines aider's transcripts show in their place: "> Thinking
-# ..." to "> ... done thinking." (and, in earlier versions, "► **THINKING**" to "► **ANSWER**").
 _TAG = re.compile(
-    r"<(?P<close>/?)(?:think|thinking|thought|reasoning|thinking-content-[0-9a-f]{0,64})>"
-    r"|^(?:> Thinking \.\.\.|► \*\*THINKING\*\*)[ \t]*$"
-    r"|^(?P<done>> \.\.\. done thinking\.|► \*\*ANSWER\*\*)[ \t]*$",
-    re.IGNORECASE | re.MULTILINE,
+    r"<(?P<close>/?)(?:think|thinking|thought|reasoning|thinking-content-[0-9a-f]{0,64})>",
+    re.IGNORECASE,
 )
+# The lines aider's transcripts show in place of the tags: "> Thinking ..." to "> ... done
+# thinking." (and, in earlier versions, "► **THINKING**" to "► **ANSWER**"). Searched for
+# apart from the tags, and only when the text holds them: a pattern anchored at line starts
+# cannot skip ahead to a '<' as the tags' can.
+_SHOWN = re.compile(
+    r"^(?:> Thinking \.\.\.|► \*\*THINKING\*\*"
+    r"|(?P<close>> \.\.\. done thinking\.|► \*\*ANSWER\*\*))[ \t]*$",
+    re.MULTILINE,
+)
+_SHOWN_HINTS = ("> Thinking ...", "► **THINKING**")
 _SOURCE_OPEN = re.compile(r"<source>[\w+#.-]{0,32}\s*", re.IGNORECASE)
 _SOURCE_CLOSE = re.compile(r"</source>\s*", re.IGNORECASE)
 # Backticks, bold, or a bare word that has an extension: each alternative is bounded by
@@ -44,8 +50,8 @@ def _drop_reasoning(text: str) -> str:
     kept: list[str] = []
     at = 0
     opened = None
-    for tag in _TAG.finditer(text):
-        closing = bool(tag.group("close") or tag.group("done"))
+    for tag in _tags(text):
+        closing = bool(tag.group("close"))
         if opened is None and not closing:
             opened = tag
         elif opened is not None and closing:
@@ -57,6 +63,14 @@ def _drop_reasoning(text: str) -> str:
             opened = None
     kept.append(text[at:])
     return "".join(kept)
+
+
+def _tags(text: str) -> list[re.Match]:
+    """The reasoning tags of text, and the lines shown in their place, in order."""
+    tags = list(_TAG.finditer(text))
+    if any(hint in text for hint in _SHOWN_HINTS):
+        tags = sorted([*tags, *_SHOWN.finditer(text)], key=lambda tag: tag.start())
+    return tags
 
 
 @dataclass(frozen=True)

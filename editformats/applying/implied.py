@@ -6,11 +6,11 @@ version is taken for it."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from editformats import paths
 from editformats.applying.document import Document, split_lines
-from editformats.applying.targets import fits
+from editformats.applying.targets import language_fits
 from editformats.edit import Edit
 
 OPTIONAL_SHARE = 0.5
@@ -18,6 +18,19 @@ OPTIONAL_SHARE = 0.5
 OPTIONAL_LENGTH = 0.75
 """The least length of an optional block, as a share of the chat file's: a new version of a
 file is about as long as it, a snippet of it shorter."""
+
+
+@dataclass(frozen=True)
+class _Lines:
+    """A chat file's lines that are not blank, as optional blocks are measured against them."""
+
+    count: int
+    distinct: frozenset[str]
+
+    @classmethod
+    def of(cls, text: str) -> _Lines:
+        lines = [line.strip() for line in Document.of(text).lines if line.strip()]
+        return cls(len(lines), frozenset(lines))
 
 
 def settle(edits: list[Edit], files: Mapping[str, str], tree: paths.Tree) -> list[Edit]:
@@ -33,14 +46,19 @@ def settle(edits: list[Edit], files: Mapping[str, str], tree: paths.Tree) -> lis
     named = [_spaced(edit, chat, tree) if _has_space(edit) else edit for edit in edits]
     written = {_written(edit, chat, tree) for edit in named if not edit.optional}
     by_name = {_written(edit, chat, tree) for edit in named if edit.path}
+    measured: dict[str, _Lines] = {}  # each file measured once, however many blocks name it
     kept = []
     for edit in named:
         if edit.whole and not edit.path and not edit.optional:
             if _mentioned(edit, chat, tree) in by_name:
                 continue
         elif edit.optional:
-            path = _implied(edit, files, tree)
+            path = _mentioned(edit, chat, tree)
             if not path or path in written:
+                continue
+            if path not in measured:
+                measured[path] = _Lines.of(files[path])
+            if not _reads_as(edit, path, measured[path]):
                 continue
             written.add(path)
             edit = replace(edit, path=path, optional=False)
@@ -73,15 +91,12 @@ def _mentioned(edit: Edit, chat: frozenset[str], tree: paths.Tree) -> str:
     return next(iter(named)) if len(named) == 1 else ""
 
 
-def _implied(edit: Edit, files: Mapping[str, str], tree: paths.Tree) -> str:
-    """The chat file an optional block is the new version of, or ''. A file with no text
-    yet is never implied: any snippet would read as its new version."""
-    path = _mentioned(edit, frozenset(files), tree)
-    if not path:
-        return ""
-    doc = Document.of(files[path])
-    old = [line for line in doc.lines if line.strip()]
-    new = [line for line in split_lines(edit.updated) if line.strip()]
-    if not old or len(new) < OPTIONAL_LENGTH * len(old):
-        return ""
-    return path if fits(edit, path, doc, OPTIONAL_SHARE) else ""
+def _reads_as(edit: Edit, path: str, old: _Lines) -> bool:
+    """True when an optional block reads as a new version of the chat file at path: about as
+    long, keeping half its lines, in a language that fits. A file with no text yet never
+    matches: any snippet would read as its new version."""
+    new = [line.strip() for line in split_lines(edit.updated) if line.strip()]
+    if not old.count or len(new) < OPTIONAL_LENGTH * old.count:
+        return False
+    kept = len(old.distinct.intersection(new))
+    return kept >= OPTIONAL_SHARE * len(old.distinct) and language_fits(edit, path)

@@ -86,16 +86,23 @@ _LANGUAGES = {
 the files a block of that language can be."""
 
 
-def fits(edit: Edit, path: str, doc: Document, share: float = KEEP_SHARE) -> bool:
+def fits(edit: Edit, path: str, doc: Document) -> bool:
     """True when a whole-file block without a name can be a new version of the file at path:
-    its language fits the file's extension, and it keeps share of the file's lines."""
-    if edit.language in _LANGUAGES and not path.lower().endswith(_LANGUAGES[edit.language]):
+    its language fits the file's extension, and it keeps enough of the file's lines."""
+    if not language_fits(edit, path):
         return False
     old = {line.strip() for line in doc.lines if line.strip()} if doc.exists else set()
     if not old:
         return True
     new = {line.strip() for line in split_lines(edit.updated) if line.strip()}
-    return len(old & new) >= share * len(old)
+    return len(old & new) >= KEEP_SHARE * len(old)
+
+
+def language_fits(edit: Edit, path: str) -> bool:
+    """False when the block's fence names a language whose blocks are rarely files (a diff,
+    JSON) and the file at path is not of that kind."""
+    kinds = _LANGUAGES.get(edit.language)
+    return kinds is None or path.lower().endswith(kinds)
 
 
 def _not_in_chat(edit: Edit, path: str, state: State) -> str:

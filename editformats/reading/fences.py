@@ -199,12 +199,25 @@ def filename_before(lines: list[str], index: int, skip_fence: bool = False) -> s
     return _name_with_remark(lines[k]) or _heading_name(lines[k])
 
 
+_WHOLE_REMARKS = frozenset(
+    {
+        "new", "file", "updated", "update", "modified", "changed", "complete", "full", "entire",
+        "whole", "final", "fixed", "created", "rewritten", "version", "content", "contents",
+        "code", "listing", "the",
+    }
+)  # fmt: skip
+"""Words of a remark after a file name that say the block is the file ("(new file)", "(full
+updated version)"); another remark ("(excerpt)", "(lines 10-20)") may say it is a part."""
+
+
 def _name_with_remark(line: str) -> str:
-    """The file name of a line that follows it with a remark in parentheses ("`new.py` (new
-    file)"), when the name has an extension; else ''."""
+    """The file name of a line that follows it with a remark in parentheses saying the block
+    is the file ("`new.py` (new file)"), when the name has an extension; else ''."""
     text = line.strip().rstrip(":").rstrip()
     cut = text.rfind(" (")
     if not text.endswith(")") or cut < 0 or "(" in text[cut + 2 :] or ")" in text[cut + 2 : -1]:
+        return ""
+    if not set(text[cut + 2 : -1].lower().split()) <= _WHOLE_REMARKS:
         return ""
     name = paths.clean(text[:cut])
     base = name.rsplit("/", 1)[-1]

@@ -49,6 +49,7 @@ NAMES = [
     "diff/a-sentence-naming-the-same-file-keeps-it",
     "whole/new-file-named-with-a-remark",
     "diff/new-file-named-with-a-remark",
+    "whole/error-a-name-with-a-remark-of-a-part-is-not-the-file",
 ]
 """Replies whose files a careful reader finds from names as models write them (issue 32)."""
 

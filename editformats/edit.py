@@ -90,6 +90,9 @@ class Edit:
     """For a function format, which call of the reply (from 0) the edit came from."""
     language: str = ""
     """For a whole-file block without a name, its fence's language (to check the file fits)."""
+    optional: bool = False
+    """A whole-file block the reply does not name, after prose naming a file: it is that chat
+    file only if it reads as a new version of it (else an illustration, left out)."""
     new_file: bool = False
     """The edit creates its file (a diff from /dev/null): it may not add to an existing one."""
     insert_at: int | None = None

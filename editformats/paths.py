@@ -66,6 +66,17 @@ def looks_like_path(name: str) -> bool:
     return has_ext or dotfile or known or ("/" in name and re.search(r"\w", base) is not None)
 
 
+def looks_like_spaced_path(name: str) -> bool:
+    """True when a cleaned name with single spaces inside would be a path but for them, with an
+    extension ("docs/user guide.md"); prose may look so too, so such a name counts only for a
+    file that exists."""
+    if " " not in name or "  " in name or name != name.strip() or len(name) > MAX_NAME:
+        return False
+    base = name.rsplit("/", 1)[-1]
+    named = has_extension(base) or base in _EXTENSIONLESS
+    return named and looks_like_path(name.replace(" ", "_"))
+
+
 def has_extension(base: str) -> bool:
     """True when a file name ends with an extension such as .py (a dot after a name)."""
     stem, dot, ext = base.rpartition(".")
@@ -149,30 +160,24 @@ def resolve(
     tree holds the repository's files: a name that is one of them, or whose folder exists,
     means what it says. Otherwise a bogus leading folder, a missing folder, an absolute path,
     Windows separators and a different letter case are tolerated for chat files. A name that
-    creates or rewrites a whole file (creating) is taken as written, but for an absolute path
-    ending in a chat file's path: moving it to another file of a similar name would overwrite
-    a file the model did not mean (a new conftest.py is not tests/conftest.py).
+    creates or rewrites a whole file (creating) is taken as written, but for a chat file's path
+    under an absolute path or the prompts' placeholder folder (path/to/): moving it to another
+    file of a similar name would overwrite a file the model did not mean (a new conftest.py is
+    not tests/conftest.py).
     """
     path = normalize(clean(name))
     if not path or path in chat_files or path in tree.files:
         return path
-    # A chat file whose name is not UTF-8 is shown to the model as shown() has it; one with
-    # accents may come back composed otherwise (NFD for NFC).
-    same = [
-        f for f in chat_files if f != path and (shown(f) == path or _composed(f) == _composed(path))
-    ]
-    if len(same) == 1:
-        return same[0]
-    if _composed(path) != path and _composed(path) in tree.files:
-        return _composed(path)
-    longer = [f for f in chat_files if path.endswith("/" + f)]
-    best = max(longer, key=len) if longer else ""
+    same = _same_name(path, chat_files, tree)
+    if same:
+        return same
+    best = _longest_ending(path, chat_files, folded=not creating and path.startswith("/"))
     prefix = path[: len(path) - len(best) - 1] if best else ""
     if creating:
-        return best if best and prefix.startswith("/") else path
-    folded = {f.lower(): f for f in chat_files}
-    if path.lower() in folded:
-        return folded[path.lower()]
+        return best if best and _foreign(prefix, tree) else path
+    folded = _unique_folded(path, chat_files)
+    if folded:
+        return folded
     if best and (prefix.startswith("/") or prefix not in tree.folders):
         return best
     shorter = [f for f in chat_files if f.endswith("/" + path)]
@@ -185,6 +190,62 @@ def resolve(
         if len(same_base) == 1:
             return same_base[0]
     return path
+
+
+def _same_name(path: str, chat_files: Collection[str], tree: Tree) -> str:
+    """The chat or repository file path is another spelling of, or ''.
+
+    A chat file whose name is not UTF-8 is shown to the model as shown() has it; one with
+    accents may come back composed otherwise (NFD for NFC)."""
+    same = [
+        f for f in chat_files if f != path and (shown(f) == path or _composed(f) == _composed(path))
+    ]
+    if len(same) == 1:
+        return same[0]
+    if _composed(path) != path and _composed(path) in tree.files:
+        return _composed(path)
+    return ""
+
+
+def _longest_ending(path: str, chat_files: Collection[str], folded: bool = False) -> str:
+    """The longest chat file path ends with after a '/', or ''. With folded, letter case is
+    ignored when nothing matches as written (a Windows path, whose file system ignores it);
+    two files of that length then match, and neither is taken."""
+    longer = [f for f in chat_files if path.endswith("/" + f)]
+    if not longer and folded:
+        lowered = path.lower()
+        longer = [f for f in chat_files if lowered.endswith("/" + f.lower())]
+    if not longer:
+        return ""
+    most = max(len(f) for f in longer)
+    longest = [f for f in longer if len(f) == most]
+    return longest[0] if len(longest) == 1 else ""
+
+
+def _unique_folded(path: str, chat_files: Collection[str]) -> str:
+    """The one chat file path is equal to but for letter case, or '' (none, or two)."""
+    lowered = path.lower()
+    same = [f for f in chat_files if f.lower() == lowered]
+    return same[0] if len(same) == 1 else ""
+
+
+PLACEHOLDER = "path/to"
+"""The folders the edit formats' examples put before a file name; a model that copies them
+means the file without them (unless the repository has such a folder)."""
+
+
+def _foreign(prefix: str, tree: Tree) -> bool:
+    """True when folders before a chat file's path cannot be the repository's own: an absolute
+    path (from the model's machine), the home folder, or the examples' placeholder."""
+    if prefix.startswith(("/", "~")):
+        return True
+    return is_placeholder(prefix) and prefix not in tree.folders
+
+
+def is_placeholder(folder: str) -> bool:
+    """True when a folder is, or lies under, the examples' placeholder path/to."""
+    lowered = folder.lower().lstrip("/")
+    return lowered == PLACEHOLDER or lowered.startswith(PLACEHOLDER + "/")
 
 
 def refusal(path: str) -> str | None:

@@ -25,7 +25,14 @@ def target(edit: Edit, state: State) -> str:
         # Commands run on the changed files (a lint command) would take such a name for an
         # option.
         refusal = f"{path} starts with -, which commands would read as an option"
-    if not refusal and path not in state.docs and path not in state.tree.files:
+    new = path not in state.docs and path not in state.tree.files
+    folder = path.rsplit("/", 1)[0] if "/" in path else ""
+    if not refusal and new and paths.is_placeholder(folder) and folder not in state.tree.folders:
+        refusal = (
+            f"{path} lies under {paths.PLACEHOLDER}/, the examples' placeholder folder; write the"
+            " file's real path"
+        )
+    if not refusal and new:
         twin = state.look_alike(path)
         if twin:
             refusal = (
@@ -58,7 +65,7 @@ def _unnamed_target(edit: Edit, state: State) -> str:
         path = next(iter(state.chat))
     if not path:
         raise Miss(Failure(edit, _NO_NAME.format(n=edit.index)))
-    if edit.whole and not _fits(edit, path, state.docs[path]):
+    if edit.whole and not fits(edit, path, state.docs[path]):
         raise Miss(Failure(edit, _NO_NAME.format(n=edit.index), path=path))
     return path
 
@@ -79,16 +86,23 @@ _LANGUAGES = {
 the files a block of that language can be."""
 
 
-def _fits(edit: Edit, path: str, doc: Document) -> bool:
+def fits(edit: Edit, path: str, doc: Document) -> bool:
     """True when a whole-file block without a name can be a new version of the file at path:
     its language fits the file's extension, and it keeps enough of the file's lines."""
-    if edit.language in _LANGUAGES and not path.lower().endswith(_LANGUAGES[edit.language]):
+    if not language_fits(edit, path):
         return False
     old = {line.strip() for line in doc.lines if line.strip()} if doc.exists else set()
     if not old:
         return True
     new = {line.strip() for line in split_lines(edit.updated) if line.strip()}
     return len(old & new) >= KEEP_SHARE * len(old)
+
+
+def language_fits(edit: Edit, path: str) -> bool:
+    """False when the block's fence names a language whose blocks are rarely files (a diff,
+    JSON) and the file at path is not of that kind."""
+    kinds = _LANGUAGES.get(edit.language)
+    return kinds is None or path.lower().endswith(kinds)
 
 
 def _not_in_chat(edit: Edit, path: str, state: State) -> str:

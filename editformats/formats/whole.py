@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 from editformats import paths
-from editformats.applying import applier
+from editformats.applying import applier, implied
 from editformats.edit import Edit, EditFormat, Reply, check_count
 from editformats.errors import ReplyError, truncated
 from editformats.formats import examples
@@ -39,41 +40,70 @@ def parse(reply: Reply) -> list[Edit]:
 
     A block without a name is an edit when the line above it ends with ':' and mentions a
     file ("And `b.py`:"), or, when the reply names no file at all, if it is the one such
-    block _the_file picks; shell commands and program output never are. Fences open only at
-    the start of a line; a fence the reply never closes means the reply was cut off
-    (TruncatedReply). A block holding search/replace markers is read as such.
+    block _the_file picks; shell commands and program output never are. Any other block after
+    prose that mentions a file ("Here is the new version of `b.py`.") is an optional edit,
+    which implied.settle keeps only if it reads as that chat file's new version. A name with
+    spaces ("docs/user guide.md") is carried by such blocks as their path: it counts if that
+    file exists. Fences open only at the start of a line; a fence the reply never closes means
+    the reply was cut off (TruncatedReply). A block holding search/replace markers is read as
+    such.
     """
     lines = fences.prepare(reply.text).split("\n")
     found = fences.find_fences(lines)
-    edits: list[Edit] = []
+    edits: list[tuple[int, Edit]] = []
     unnamed_blocks: list = []
+    lead = 0
     for k, fence in enumerate(found):
         if not fence.closed:
             raise truncated(f"the fenced block opened at line {fence.opener + 1} ({fence.marker})")
         body = lines[fence.start : fence.end]
         name = fences.filename_before(lines, fence.opener) or fences.info_filename(fence.info)
+        spaced = "" if name else fences.spaced_name_before(lines, fence.opener)
         if not name and _is_output(fence.info, body):
+            lead = fence.end + 1
             continue
         if not name and body and paths.looks_like_path(paths.clean(body[0])):
             name, body = paths.clean(body[0]), body[1:]
         if _has_blocks(body):
-            edits.extend(editblock.parse_blocks("\n".join([name, "```", *body, "```"])))
+            blocks = editblock.parse_blocks("\n".join([name, "```", *body, "```"]))
+            edits.extend((fence.opener, edit) for edit in blocks)
         elif name:
             _check_markdown_fence(name, fence, lines, found[k + 1 :])
-            edits.append(_edit(name, body, fence.opener))
+            edits.append((fence.opener, _edit(name, body, fence.opener)))
         else:
             intro = _intro(lines, fence.opener)
-            unnamed = replace(_edit("", body, fence.opener), language=fence.info.lower())
+            unnamed = replace(_edit(spaced, body, fence.opener), language=fence.info.lower())
             if intro.endswith(":") and (named := fences.mentions(intro)):
-                edits.append(replace(unnamed, mentions=named))
+                edits.append((fence.opener, replace(unnamed, mentions=named)))
             else:
-                unnamed_blocks.append((fence, unnamed))
+                unnamed_blocks.append((fence, unnamed, lead))
+        lead = fence.end + 1
         check_count(len(edits))
-    if not edits and unnamed_blocks:
-        fence, unnamed = _the_file(unnamed_blocks)
-        mentions = fences.mentions(_paragraph_before(lines, fence.opener))
-        edits.append(replace(unnamed, mentions=mentions))
-    return [replace(edit, index=n) for n, edit in enumerate(edits, 1)]
+    edits += _unnamed(lines, unnamed_blocks, picking=not edits)
+    check_count(len(edits))
+    edits.sort(key=lambda pair: pair[0])
+    return [replace(edit, index=n) for n, (_, edit) in enumerate(edits, 1)]
+
+
+def _unnamed(lines: list[str], blocks: list, picking: bool) -> list[tuple[int, Edit]]:
+    """The edits of the blocks without a name or an introducing line: when picking (the reply
+    names no file), the one _the_file picks, with the mentions of the paragraph above it; the
+    others are optional, with the mentions of the nearest paragraph above them that has some.
+    Of several blocks, each may follow its own heading: the picked one takes the nearest
+    mentions too when the paragraph above it has none."""
+    picked = _the_file([(fence, edit) for fence, edit, _ in blocks]) if picking and blocks else None
+    edits = []
+    for fence, edit, lead in blocks:
+        if picked is not None and fence is picked[0]:
+            mentions = fences.mentions(_paragraph_before(lines, fence.opener))
+            if not mentions and len(blocks) > 1:
+                mentions = fences.nearest_mentions(lines, lead, fence.opener)
+            edits.append((fence.opener, replace(edit, mentions=mentions)))
+            continue
+        mentions = fences.nearest_mentions(lines, lead, fence.opener)
+        if mentions or edit.path:
+            edits.append((fence.opener, replace(edit, mentions=mentions, optional=True)))
+    return edits
 
 
 def _the_file(blocks: list) -> tuple:
@@ -163,4 +193,10 @@ def _paragraph_before(lines: list[str], index: int) -> str:
     return "\n".join(lines[k + 1 : end])
 
 
-FORMAT = EditFormat("whole", SYSTEM_PROMPT, EXAMPLE, parse, applier.apply)
+def apply(edits: list[Edit], files: Mapping[str, str], tree: paths.Tree = paths.NO_TREE):
+    """The edits applied once the files of the blocks the reply names only in prose, or by a
+    name with spaces, are settled (implied.settle)."""
+    return applier.apply(implied.settle(edits, files, tree), files, tree=tree)
+
+
+FORMAT = EditFormat("whole", SYSTEM_PROMPT, EXAMPLE, parse, apply)

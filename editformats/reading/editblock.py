@@ -12,6 +12,7 @@ runs to the end of the reply was cut off. One pass over the lines, in order.
 
 from __future__ import annotations
 
+from editformats import paths
 from editformats.edit import Edit, check_count
 from editformats.errors import ReplyError, truncated
 from editformats.reading import fences
@@ -73,8 +74,7 @@ def parse_blocks(text: str) -> list[Edit]:
                 fence, fence_line = found[0], i
             i += 1
             continue
-        path = fences.filename_before(lines, i, skip_fence=True) or last_path
-        mentions = () if path else fences.mentions("\n".join(lines[prose_from:i]))
+        path, mentions = _name(lines, i, last_path, prose_from)
         number = len(edits) + 1
         check_count(number)
         divider, stop, end = _layout(lines, i, number, fence or "```", _markup(path))
@@ -95,6 +95,32 @@ def parse_blocks(text: str) -> list[Edit]:
     if fence and not _holds_block(fence_line, edits):
         raise truncated(f"the fence opened at line {fence_line + 1}")
     return edits
+
+
+def _name(lines: list[str], head: int, last_path: str, prose_from: int) -> tuple[str, tuple]:
+    """The file name of the block starting at head, and the names its prose mentions when it
+    has none. A block without a name of its own goes on in the file of the block before it,
+    unless the sentence introducing it names other files ("And the same in `b.py`:")."""
+    own = fences.filename_before(lines, head, skip_fence=True)
+    if own:
+        return own, ()
+    if last_path:
+        intro = fences.mentions(fences.intro_before(lines, head))
+        if not intro or _names(intro, last_path):
+            return last_path, ()
+        return "", intro
+    return "", fences.mentions("\n".join(lines[prose_from:head]))
+
+
+def _names(mentions: tuple[str, ...], path: str) -> bool:
+    """True when one of the mentions is the file path names (or a file of the same name)."""
+    wanted = paths.normalize(path)
+    base = wanted.rsplit("/", 1)[-1]
+    for mention in mentions:
+        name = paths.normalize(mention)
+        if name == wanted or name.rsplit("/", 1)[-1] == base:
+            return True
+    return False
 
 
 def _holds_block(fence_line: int, edits: list[Edit]) -> bool:

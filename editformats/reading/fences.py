@@ -13,8 +13,19 @@ from editformats import paths
 from editformats.errors import ReplyError
 
 _TAG = re.compile(
-    r"<(/?)(?:think|thinking|reasoning|thinking-content-[0-9a-f]{0,64})>", re.IGNORECASE
+    r"<(?P<close>/?)(?:think|thinking|thought|reasoning|thinking-content-[0-9a-f]{0,64})>",
+    re.IGNORECASE,
 )
+# The lines aider's transcripts show in place of the tags: "> Thinking ..." to "> ... done
+# thinking." (and, in earlier versions, "► **THINKING**" to "► **ANSWER**"). Searched for
+# apart from the tags, and only when the text holds them: a pattern anchored at line starts
+# cannot skip ahead to a '<' as the tags' can.
+_SHOWN = re.compile(
+    r"^(?:> Thinking \.\.\.|► \*\*THINKING\*\*"
+    r"|(?P<close>> \.\.\. done thinking\.|► \*\*ANSWER\*\*))[ \t]*$",
+    re.MULTILINE,
+)
+_SHOWN_HINTS = ("> Thinking ...", "► **THINKING**")
 _SOURCE_OPEN = re.compile(r"<source>[\w+#.-]{0,32}\s*", re.IGNORECASE)
 _SOURCE_CLOSE = re.compile(r"</source>\s*", re.IGNORECASE)
 # Backticks, bold, or a bare word that has an extension: each alternative is bounded by
@@ -39,8 +50,8 @@ def _drop_reasoning(text: str) -> str:
     kept: list[str] = []
     at = 0
     opened = None
-    for tag in _TAG.finditer(text):
-        closing = tag.group(1) == "/"
+    for tag in _tags(text):
+        closing = bool(tag.group("close"))
         if opened is None and not closing:
             opened = tag
         elif opened is not None and closing:
@@ -52,6 +63,14 @@ def _drop_reasoning(text: str) -> str:
             opened = None
     kept.append(text[at:])
     return "".join(kept)
+
+
+def _tags(text: str) -> list[re.Match]:
+    """The reasoning tags of text, and the lines shown in their place, in order."""
+    tags = list(_TAG.finditer(text))
+    if any(hint in text for hint in _SHOWN_HINTS):
+        tags = sorted([*tags, *_SHOWN.finditer(text)], key=lambda tag: tag.start())
+    return tags
 
 
 @dataclass(frozen=True)
@@ -177,7 +196,43 @@ def filename_before(lines: list[str], index: int, skip_fence: bool = False) -> s
     name = paths.clean(lines[k])
     if paths.looks_like_path(name):
         return name
-    return _heading_name(lines[k])
+    return _name_with_remark(lines[k]) or _heading_name(lines[k])
+
+
+_WHOLE_REMARKS = frozenset(
+    {
+        "new", "file", "updated", "update", "modified", "changed", "complete", "full", "entire",
+        "whole", "final", "fixed", "created", "rewritten", "version", "content", "contents",
+        "code", "listing", "the",
+    }
+)  # fmt: skip
+"""Words of a remark after a file name that say the block is the file ("(new file)", "(full
+updated version)"); another remark ("(excerpt)", "(lines 10-20)") may say it is a part."""
+
+
+def _name_with_remark(line: str) -> str:
+    """The file name of a line that follows it with a remark in parentheses saying the block
+    is the file ("`new.py` (new file)"), when the name has an extension; else ''."""
+    text = line.strip().rstrip(":").rstrip()
+    cut = text.rfind(" (")
+    if not text.endswith(")") or cut < 0 or "(" in text[cut + 2 :] or ")" in text[cut + 2 : -1]:
+        return ""
+    if not set(text[cut + 2 : -1].lower().split()) <= _WHOLE_REMARKS:
+        return ""
+    name = paths.clean(text[:cut])
+    base = name.rsplit("/", 1)[-1]
+    return name if paths.has_extension(base) and paths.looks_like_path(name) else ""
+
+
+def intro_before(lines: list[str], index: int) -> str:
+    """The line of prose right above index, passing over one opening fence line ('' when a
+    fence or nothing stands there): the sentence that introduces a block."""
+    k = _nonblank_before(lines, index)
+    if k >= 0 and opener(lines[k]):
+        k = _nonblank_before(lines, k)
+    if k < 0 or opener(lines[k]) or source_opener(lines[k]):
+        return ""
+    return lines[k]
 
 
 def _heading_name(line: str) -> str:
@@ -189,6 +244,16 @@ def _heading_name(line: str) -> str:
     last = paths.clean(words[-1])
     base = last.rsplit("/", 1)[-1]
     return last if paths.has_extension(base) and paths.looks_like_path(last) else ""
+
+
+def spaced_name_before(lines: list[str], index: int) -> str:
+    """A name with spaces written alone on the line above index ("docs/user guide.md"), or ''.
+    It may be prose ("Here is the new b.py"): whoever reads it must check that it exists."""
+    k = _nonblank_before(lines, index)
+    if k < 0 or opener(lines[k]) or source_opener(lines[k]):
+        return ""
+    name = paths.clean(lines[k])
+    return name if paths.looks_like_spaced_path(name) else ""
 
 
 def _nonblank_before(lines: list[str], index: int, most: int = 20) -> int:
@@ -210,13 +275,33 @@ def info_filename(info: str) -> str:
     return ""
 
 
+def nearest_mentions(lines: list[str], start: int, end: int, most: int = 40) -> tuple[str, ...]:
+    """The file names mentioned by the last paragraph of lines[start:end] that mentions any
+    (a heading or a sentence introducing a block, with a remark between them), within most
+    lines above end; ()."""
+    start = max(start, end - most)
+    k = end
+    while k > start:
+        bottom = k
+        while k > start and lines[k - 1].strip():
+            k -= 1
+        if bottom > k and (found := mentions("\n".join(lines[k:bottom]))):
+            return found
+        while k > start and not lines[k - 1].strip():
+            k -= 1
+    return ()
+
+
 def mentions(text: str, most: int = 20) -> tuple[str, ...]:
     """File-like names the prose mentions, in the order they first appear (the first most)."""
     found: dict[str, None] = {}
     for m in _MENTION.finditer(text):
+        bare = m.group(3)
+        if bare is not None and "." not in bare:
+            continue  # a bare word names a file only with an extension: the common word, fast
         if len(found) >= most:
             break
-        raw = next(g for g in m.groups() if g)
+        raw = bare or m.group(1) or m.group(2)
         if len(raw) > paths.MAX_NAME:
             continue
         name = paths.clean(raw)

@@ -58,6 +58,15 @@ def shapes() -> list[tuple[str, str, str, dict[str, str]]]:
     cases.append(
         ("1 MB of dots and slashes", "whole", "./" * (MB // 2) + "\n```\nx\n```\n", SMALL_FILE)
     )
+    words = "a " * (MB // 2) + "a.py"
+    cases.append(("1 MB of words above a fence", "whole", f"{words}\n```\nx\n```\n", SMALL_FILE))
+    remark = "a.py" + " (x)" * (MB // 4)
+    cases.append(("a name and 1 MB of remarks", "diff", f"{remark}\n{fine}", SMALL_FILE))
+    shown = "> Thinking ...\n" + "► " * (MB // 2) + "\n"
+    cases.append(("aider's reasoning line, 1 MB line", "whole", f"{shown}{fine}", SMALL_FILE))
+    part = "".join(f"def f{n}(x):\n    return x + {n}\n" for n in range(30))
+    sentences = "".join(f"Part {n} of `big.py`.\n\n```python\n{part}```\n\n" for n in range(990))
+    cases.append(("990 blocks after sentences naming a file", "whole", sentences, BIG_FILE))
     fences = "```\n" * (MB // 4)
     for fmt in ("whole", "diff", "udiff", "whole-func"):
         cases.append(("250,000 bare fences", fmt, fences, SMALL_FILE))

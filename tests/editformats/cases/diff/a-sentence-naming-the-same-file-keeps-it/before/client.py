@@ -1,0 +1,2 @@
+RETRIES = 1
+TIMEOUT = 5

@@ -1,0 +1,4 @@
+import os
+
+X = 1
+Y = 2

@@ -11,7 +11,7 @@ import difflib
 from collections.abc import Mapping
 
 from editformats import paths
-from editformats.applying import lazy, matching, similarity
+from editformats.applying import lazy, matching, places, similarity
 from editformats.applying.document import Document, split_lines
 from editformats.applying.state import MAX_EXPLAINED, MAX_SEARCHED, Miss, State
 from editformats.applying.targets import holding, target
@@ -43,7 +43,9 @@ def apply(
     applied: list[Applied] = []
     failures: list[Failure] = []
     seen: set[tuple[str, str, str]] = set()
-    for edit in edits:
+    upcoming = _upcoming(edits)
+    for edit, following in zip(edits, upcoming, strict=True):
+        state.upcoming = following
         try:
             path = target(edit, state)
             if (path, edit.original, edit.updated) in seen and not edit.whole:
@@ -66,6 +68,17 @@ def apply(
     return ApplyResult(changed, tuple(applied), tuple(failures))
 
 
+def _upcoming(edits: list[Edit]) -> list[Edit | None]:
+    """For each edit, the next edit of the reply that names the same file (None for none)."""
+    following: list[Edit | None] = []
+    last: dict[str, Edit] = {}
+    for edit in reversed(edits):
+        following.append(last.get(edit.path) if edit.path else None)
+        if edit.path:
+            last[edit.path] = edit
+    return following[::-1]
+
+
 def _apply_one(edit: Edit, path: str, state: State) -> tuple[str, float]:
     """Change the document in place for one edit; return how it matched and the score."""
     doc = state.docs[path]
@@ -86,10 +99,11 @@ def _apply_one(edit: Edit, path: str, state: State) -> tuple[str, float]:
         how = "whole" if doc.exists else "created"
         doc.lines[:] = updated
         doc.exists = True
+        state.rewrote(path)
         return how, 1.0
     original = split_lines(edit.original)
     if not any(line.strip() for line in original):
-        return _insert(edit, path, doc, updated)
+        return _insert(edit, path, state, updated)
     _refuse_placeholders(edit, path, updated, original)
     pieces = lazy.split_elisions(original)
     if len(pieces) > 1:
@@ -108,11 +122,6 @@ def _apply_one(edit: Edit, path: str, state: State) -> tuple[str, float]:
             how = "split"
     _replace(path, state, spots)
     score = spots[0].score if len(spots) == 1 else 0.99
-    if spots[0].places > 1 and len(spots) == 1:
-        state.notes[path] = (
-            f"its text is in {spots[0].places} places; the only one after the previous block's"
-            f" change (line {spots[0].start + 1}) was edited"
-        )
     return how, score
 
 
@@ -122,6 +131,7 @@ def _replace(path: str, state: State, spots: list[matching.Found]) -> None:
     lines = state.docs[path].lines
     for spot in reversed(spots):
         lines[spot.start : spot.end] = spot.updated
+        state.moved(path, spot.start, spot.end, len(spot.updated))
     *earlier, last = spots
     moved = sum(len(s.updated) - (s.end - s.start) for s in earlier)
     state.cursor[path] = last.start + moved + len(last.updated)
@@ -150,13 +160,15 @@ def _split(edit, path, state: State, original, updated) -> list[matching.Found] 
     return None
 
 
-def _insert(edit: Edit, path: str, doc: Document, updated: list[str]) -> tuple[str, float]:
+def _insert(edit: Edit, path: str, state: State, updated: list[str]) -> tuple[str, float]:
     """An edit with nothing to find: it creates the file, or adds its lines to it (at the end,
     or where a diff's hunk header says)."""
+    doc = state.docs[path]
     if not doc.exists or not any(line.strip() for line in doc.lines):
         created = not doc.exists
         doc.lines[:] = updated
         doc.exists = True
+        state.rewrote(path)
         return ("created" if created else "whole"), 1.0
     if edit.new_file:
         raise Miss(
@@ -170,6 +182,7 @@ def _insert(edit: Edit, path: str, doc: Document, updated: list[str]) -> tuple[s
     if edit.insert_at is None:
         if updated and _ends_with(doc.lines, updated):
             return "already-present", 1.0
+        state.moved(path, len(doc.lines), len(doc.lines), len(updated))
         doc.lines.extend(updated)
         return "appended", 1.0
     if edit.insert_at < 0:
@@ -185,6 +198,7 @@ def _insert(edit: Edit, path: str, doc: Document, updated: list[str]) -> tuple[s
     if updated and doc.lines[at : at + len(updated)] == updated:
         return "already-present", 1.0
     doc.lines[at:at] = updated
+    state.moved(path, at, at, len(updated))
     return "inserted", 1.0
 
 
@@ -248,7 +262,8 @@ def _find(edit, path, state: State, original, updated, start: int = 0) -> matchi
             )
         )
     after = state.cursor.get(path) if start == 0 else start
-    found = matching.locate(hay, original, updated, after, start)
+    choice = places.Choice(state, path, original, updated, after)
+    found = matching.locate(hay, original, updated, after, start, choice)
     if found is None and _changes(original, updated):
         again = matching.locate(hay, updated, updated, None, start)
         if isinstance(again, matching.Found) and _where_original_was(hay, original, again):
@@ -270,6 +285,8 @@ def _find(edit, path, state: State, original, updated, start: int = 0) -> matchi
         if isinstance(found, matching.Found) and found.start < start:
             found = None
     if isinstance(found, matching.Found):
+        if found.places > 1:
+            state.notes[path] = choice.note(found)
         return found
     if isinstance(found, matching.Ambiguous):
         shown = ", ".join(str(s + 1) for s in found.starts)

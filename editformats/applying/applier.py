@@ -11,7 +11,7 @@ import difflib
 from collections.abc import Mapping
 
 from editformats import paths
-from editformats.applying import lazy, matching, places, similarity
+from editformats.applying import already, lazy, matching, places, similarity
 from editformats.applying.document import Document, split_lines
 from editformats.applying.state import MAX_EXPLAINED, MAX_SEARCHED, Miss, State
 from editformats.applying.targets import holding, target
@@ -118,7 +118,7 @@ def _apply_one(edit: Edit, path: str, state: State) -> tuple[str, float]:
                 raise
             spots = _split(edit, path, state, original, updated) if state.split else None
             if spots is None:
-                raise Miss(_explain(miss.failure, state, original)) from None
+                raise Miss(_explain(miss, state, original)) from None
             how = "split"
     _replace(path, state, spots)
     score = spots[0].score if len(spots) == 1 else 0.99
@@ -239,7 +239,7 @@ def _elided(edit, path, state: State, pieces, updated_pieces) -> list[matching.F
         try:
             spot = _find(edit, path, state, original, updated, start)
         except Miss as miss:
-            raise Miss(_explain(miss.failure, state, original)) from None
+            raise Miss(_explain(miss, state, original)) from None
         spots.append(spot)
         start = spot.end
     if not spots:
@@ -264,11 +264,9 @@ def _find(edit, path, state: State, original, updated, start: int = 0) -> matchi
     after = state.cursor.get(path) if start == 0 else start
     choice = places.Choice(state, path, original, updated, after)
     found = matching.locate(hay, original, updated, after, start, choice)
-    if found is None and _changes(original, updated):
-        again = matching.locate(hay, updated, updated, None, start)
-        if isinstance(again, matching.Found) and _where_original_was(hay, original, again):
-            kept = hay.lines[again.start : again.end]
-            return matching.Found(again.start, again.end, "already-present", kept)
+    made = already.judge(hay, original, updated, start) if found is None else None
+    if isinstance(made, matching.Found):
+        return made
     if found is None and _taken_by_an_earlier_block(path, state, original, updated):
         raise Miss(
             Failure(
@@ -302,17 +300,10 @@ def _find(edit, path, state: State, original, updated, start: int = 0) -> matchi
             )
         )
     reason = f"The ORIGINAL text of block {edit.index} was not found in {path}."
+    if isinstance(made, already.Elsewhere):
+        reason += already.elsewhere(edit.index, path, made)
+        raise Miss(Failure(edit, reason, path=path, kind="not-found"), (made.start, made.end))
     raise Miss(Failure(edit, reason, path=path, kind="not-found"))
-
-
-def _where_original_was(hay: matching.Lines, original: list[str], found: matching.Found) -> bool:
-    """Whether the place where the replacement stands is where original would stand: the
-    lines most like original overlap it. A replacement found
-    elsewhere (a common line, another function) says nothing of this edit."""
-    windows = similarity.best_windows(
-        hay.lines, original, limit=1, loose=True, stripped=hay.stripped()
-    )
-    return bool(windows) and windows[0].start < found.end and found.start < windows[0].end
 
 
 def _taken_by_an_earlier_block(path: str, state: State, original, updated) -> bool:
@@ -324,9 +315,11 @@ def _taken_by_an_earlier_block(path: str, state: State, original, updated) -> bo
     return matching.locate(first, original, updated) is not None
 
 
-def _explain(failure: Failure, state: State, original: list[str]) -> Failure:
+def _explain(miss: Miss, state: State, original: list[str]) -> Failure:
     """A not-found failure with the closest lines of its file and the other file that holds
-    its text, for the first MAX_EXPLAINED of a reply; any other failure as it is."""
+    its text (not the lines the miss says to leave aside), for the first MAX_EXPLAINED of a
+    reply; any other failure as it is."""
+    failure = miss.failure
     if failure.kind != "not-found" or state.explained >= MAX_EXPLAINED:
         return failure
     state.explained += 1
@@ -338,18 +331,12 @@ def _explain(failure: Failure, state: State, original: list[str]) -> Failure:
             f" put {others[0]} above the block if that file is meant."
         )
     lines = state.hay(path).lines
-    windows = similarity.best_windows(lines, original, limit=1, loose=True, floor=0.5)
-    closest = ""
-    if windows and windows[0].score >= 0.5:
-        closest = "\n".join(lines[windows[0].start : windows[0].end])
+    start, end = miss.besides or (0, 0)
+    limit = 1 if miss.besides is None else 2
+    windows = similarity.best_windows(lines, original, limit=limit, loose=True, floor=0.5)
+    near = [w for w in windows if w.score >= 0.5 and not (w.start < end and start < w.end)]
+    closest = "\n".join(lines[near[0].start : near[0].end]) if near else ""
     return Failure(edit, reason, closest, path, kind="not-found")
-
-
-def _changes(original: list[str], updated: list[str]) -> bool:
-    """True when updated adds a line that original does not have (so finding updated in the
-    file means the change is already made, not that the text is merely common)."""
-    before = {line.strip() for line in original}
-    return any(line.strip() and line.strip() not in before for line in updated)
 
 
 def _refuse_placeholders(edit: Edit, path: str, updated: list[str], before: list[str]) -> None:

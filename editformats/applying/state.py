@@ -31,9 +31,12 @@ MAX_EXPLAINED = 3
 class Miss(Exception):
     """An edit that cannot apply; carries the Failure. Never leaves editformats.applying."""
 
-    def __init__(self, failure: Failure):
+    def __init__(self, failure: Failure, besides: tuple[int, int] | None = None):
         super().__init__(failure.reason)
         self.failure = failure
+        self.besides = besides
+        """Lines [start, end) not to show as the closest to what the edit looked for (its
+        replacement, which stands there)."""
 
 
 @dataclass

@@ -9,7 +9,7 @@ from editformats.applying import applier
 from editformats.edit import Edit, EditFormat, Reply, check_count
 from editformats.errors import ReplyError, truncated
 from editformats.formats import examples
-from editformats.reading import editblock, fences
+from editformats.reading import editblock, fences, mixed
 
 SYSTEM_PROMPT = """\
 You are an expert programmer who edits the user's files. Keep to what the user asks.
@@ -34,6 +34,11 @@ EXAMPLE = examples.text_reply(
 )
 
 
+SYNTAX = mixed.Syntax(
+    "whole", "whole file", "as the whole new file in a fence, its path alone on the line above"
+)
+
+
 def parse(reply: Reply) -> list[Edit]:
     """One whole-file edit per named fenced block.
 
@@ -41,22 +46,27 @@ def parse(reply: Reply) -> list[Edit]:
     file ("And `b.py`:"), or, when the reply names no file at all, if it is the one such
     block _the_file picks; shell commands and program output never are. Fences open only at
     the start of a line; a fence the reply never closes means the reply was cut off
-    (TruncatedReply). A block holding search/replace markers is read as such.
+    (TruncatedReply). A block holding search/replace markers is read as such. A V4A patch
+    outside the blocks read as files is a ReplyError.
     """
     lines = fences.prepare(reply.text).split("\n")
     found = fences.find_fences(lines)
     edits: list[Edit] = []
     unnamed_blocks: list = []
+    read: list[range] = []  # the fences read as edits: whatever they hold is the file's
     for k, fence in enumerate(found):
         if not fence.closed:
             raise truncated(f"the fenced block opened at line {fence.opener + 1} ({fence.marker})")
         body = lines[fence.start : fence.end]
         name = fences.filename_before(lines, fence.opener) or fences.info_filename(fence.info)
-        if not name and _is_output(fence.info, body):
-            continue
+        if not name and (_is_output(fence.info, body) or mixed.holds_patch(body)):
+            continue  # not a file; a patch is refused below
         if not name and body and paths.looks_like_path(paths.clean(body[0])):
             name, body = paths.clean(body[0]), body[1:]
-        if _has_blocks(body):
+        blocks = _has_blocks(body)
+        if name or blocks:
+            read.append(range(fence.opener, fence.end + 1))
+        if blocks:
             edits.extend(editblock.parse_blocks("\n".join([name, "```", *body, "```"])))
         elif name:
             _check_markdown_fence(name, fence, lines, found[k + 1 :])
@@ -73,6 +83,7 @@ def parse(reply: Reply) -> list[Edit]:
         fence, unnamed = _the_file(unnamed_blocks)
         mentions = fences.mentions(_paragraph_before(lines, fence.opener))
         edits.append(replace(unnamed, mentions=mentions))
+    mixed.refuse(SYNTAX, mixed.outside(mixed.patches(lines), read), edits)
     return [replace(edit, index=n) for n, edit in enumerate(edits, 1)]
 
 

@@ -148,9 +148,13 @@ def _split(edit, path, state: State, original, updated) -> list[matching.Found] 
         spots: list[matching.Found] = []
         start = 0
         try:
-            for group in matcher.get_grouped_opcodes(context):
-                a0, a1, b0, b1 = group[0][1], group[-1][2], group[0][3], group[-1][4]
-                spot = _find(edit, path, state, original[a0:a1], updated[b0:b1], start)
+            groups = [
+                (original[g[0][1] : g[-1][2]], updated[g[0][3] : g[-1][4]])
+                for g in matcher.get_grouped_opcodes(context)
+            ]
+            for k, (before, after) in enumerate(groups):
+                following = groups[k + 1] if k + 1 < len(groups) else None
+                spot = _find(edit, path, state, before, after, start, following)
                 spots.append(spot)
                 start = spot.end
         except Miss:
@@ -224,7 +228,8 @@ def _elided(edit, path, state: State, pieces, updated_pieces) -> list[matching.F
         )
     spots: list[matching.Found] = []
     start = 0
-    for original, updated in zip(pieces, updated_pieces, strict=True):
+    runs = list(zip(pieces, updated_pieces, strict=True))
+    for k, (original, updated) in enumerate(runs):
         if not any(line.strip() for line in original):
             if any(line.strip() for line in updated):
                 raise Miss(
@@ -236,8 +241,9 @@ def _elided(edit, path, state: State, pieces, updated_pieces) -> list[matching.F
                     )
                 )
             continue
+        following = next((r for r in runs[k + 1 :] if any(x.strip() for x in r[0])), None)
         try:
-            spot = _find(edit, path, state, original, updated, start)
+            spot = _find(edit, path, state, original, updated, start, following)
         except Miss as miss:
             raise Miss(_explain(miss, state, original)) from None
         spots.append(spot)
@@ -247,9 +253,12 @@ def _elided(edit, path, state: State, pieces, updated_pieces) -> list[matching.F
     return spots
 
 
-def _find(edit, path, state: State, original, updated, start: int = 0) -> matching.Found:
-    """The place original stands in the file, at line start or later (the first after the
-    previous block's change when it stands in several); a bare Miss when nowhere."""
+def _find(
+    edit, path, state: State, original, updated, start: int = 0, following=None
+) -> matching.Found:
+    """The place original stands in the file, at line start or later (of several, the one
+    places.Choice settles, following being the next part of the same edit); a bare Miss when
+    nowhere."""
     hay = state.hay(path)
     if state.spent() > MAX_SEARCHED:
         raise Miss(
@@ -262,7 +271,7 @@ def _find(edit, path, state: State, original, updated, start: int = 0) -> matchi
             )
         )
     after = state.cursor.get(path) if start == 0 else start
-    choice = places.Choice(state, path, original, updated, after)
+    choice = places.Choice(state, path, original, updated, after, following)
     found = matching.locate(hay, original, updated, after, start, choice)
     made = already.judge(hay, original, updated, start) if found is None else None
     if isinstance(made, matching.Found):

@@ -4,8 +4,9 @@ The blocks of a reply go in the file's order and were written against the file a
 found it. So, of several places, the one meant is told by, in turn:
 
 1. the previous block's change in the file: the only place at or after it;
-2. the next block naming the file: the only place between the previous block's change (or the
-   file's start) and the one place where the next block's text stands;
+2. the next block naming the file (or the next part of the same block: the lines after a '...'
+   it skips, the next change of a split hunk): the only place between the previous block's
+   change (or the file's start) and the one place where that next text stands;
 3. the file as the reply found it: the only place the text stood in then, when the reply's
    earlier blocks have written copies of it since (a helper made from a function's lines,
    before those lines are replaced by a call to it).
@@ -35,6 +36,10 @@ class Choice:
     updated: list[str]
     after: int | None
     """The line after the previous block's change in the file, if any."""
+    following: tuple[list[str], list[str]] | None = None
+    """The text to find and its replacement that come next within the same edit (the next
+    run of a block that skips lines with '...', the next change of a split hunk): these
+    stand for the next block."""
     why: str = ""
 
     def __call__(self, spans: list[tuple[int, int]]) -> int | None:
@@ -50,7 +55,8 @@ class Choice:
             between = [s for s, e in spans if s >= (self.after or 0) and e <= bound]
             if len(between) == 1:
                 side = "" if self.after is None else " after the previous block's change and"
-                self.why = f"the only one{side} before the next block's lines (line {bound + 1})"
+                nxt = "the next block's lines" if self.following is None else "its next lines"
+                self.why = f"the only one{side} before {nxt} (line {bound + 1})"
                 return between[0]
         origin = self._origin()
         if origin is not None and origin in starts:
@@ -66,16 +72,19 @@ class Choice:
         return f"its text is in {found.places} places; {self.why} was edited"
 
     def _next_block(self) -> int | None:
-        """The first line of the one place where the next block naming the file stands (at or
-        after the previous block's change, when there are several), or None."""
+        """The first line of the one place where the next block naming the file (or the next
+        part of this one) stands, at or after the previous block's change when there are
+        several; or None."""
         upcoming = self.state.upcoming
-        if upcoming is None or upcoming.whole:
+        if self.following is not None:
+            original, updated = self.following
+        elif upcoming is not None and not upcoming.whole:
+            original, updated = split_lines(upcoming.original), split_lines(upcoming.updated)
+        else:
             return None
-        original = split_lines(upcoming.original)
         if not any(line.strip() for line in original) or len(lazy.split_elisions(original)) > 1:
             return None
-        hay = self.state.hay(self.path)
-        found = matching.locate(hay, original, split_lines(upcoming.updated), self.after)
+        found = matching.locate(self.state.hay(self.path), original, updated, self.after)
         return found.start if isinstance(found, matching.Found) else None
 
     def _origin(self) -> int | None:

@@ -42,6 +42,7 @@ SILENT = [
     # ... and the reply's other blocks settle which of several places a text means.
     "diff/several-places-the-next-block-picks-one",
     "diff/several-places-the-file-as-the-reply-found-it-picks-one",
+    "diff/several-places-the-lines-after-a-skip-pick-one",
     "diff/error-several-places-before-the-next-block",
 ]
 

@@ -296,23 +296,26 @@ def _find(
             state.notes[path] = choice.note(found)
         return found
     if isinstance(found, matching.Ambiguous):
-        shown = ", ".join(str(s + 1) for s in found.starts)
-        count = f"{len(found.starts)}" if len(found.starts) < matching.MAX_PLACES else "many"
-        raise Miss(
-            Failure(
-                edit,
-                f"The ORIGINAL text of block {edit.index} matches {count} places in"
-                f" {path} (lines {shown}). Include more lines around the change so that it"
-                " matches exactly one place.",
-                path=path,
-                kind="ambiguous",
-            )
-        )
+        raise Miss(_ambiguous(edit, path, found))
     reason = f"The ORIGINAL text of block {edit.index} was not found in {path}."
     if isinstance(made, already.Elsewhere):
         reason += already.elsewhere(edit.index, path, made)
         raise Miss(Failure(edit, reason, path=path, kind="not-found"), (made.start, made.end))
     raise Miss(Failure(edit, reason, path=path, kind="not-found"))
+
+
+def _ambiguous(edit: Edit, path: str, found: matching.Ambiguous) -> Failure:
+    """The failure of a block whose text stands in several places, every one of them named."""
+    shown = ", ".join(str(s + 1) for s in found.starts)
+    count = f"{len(found.starts)}" if len(found.starts) < matching.MAX_PLACES else "many"
+    return Failure(
+        edit,
+        f"The ORIGINAL text of block {edit.index} matches {count} places in"
+        f" {path} (lines {shown}). Include more lines around the change so that it"
+        " matches exactly one place.",
+        path=path,
+        kind="ambiguous",
+    )
 
 
 def _taken_by_an_earlier_block(path: str, state: State, original, updated) -> bool:

@@ -11,6 +11,7 @@ edits apply all or none.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 
 from editformats.edit import Edit
@@ -18,7 +19,7 @@ from editformats.errors import ReplyError
 from editformats.reading import editblock, envelopes, fences
 
 MAX_NAMED = 5
-"""Files named in a message per kind of edit; more are only counted."""
+"""Files named, and lines given, in a message per kind of edit; more are only counted."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class Foreign:
 
 
 _KINDS = {"patch": "V4A patch", "block": "search/replace block", "file": "whole file"}
+_PLURAL = {"V4A patch": "es", "search/replace block": "s", "whole file": "s"}
 
 
 def may_hold_patch(text: str) -> bool:
@@ -60,24 +62,33 @@ def holds_patch(lines: list[str]) -> bool:
 
 def patches(lines: list[str]) -> list[Foreign]:
     """The V4A patches of a reply's lines (prepared): a *** Begin Patch line at the start of a
-    line, a file operation the next line that is not blank."""
-    if not may_hold_patch("\n".join(lines)):
-        return []  # what nearly every reply comes to, in one pass in C
+    line, a file operation the next line that is not blank. Only the lines holding the marker
+    are looked at one by one (found in the joined text, in C)."""
+    text = "\n".join(lines)
     found = []
-    for i, line in enumerate(lines):
-        if not line.startswith(envelopes.BEGIN) or line.strip() != envelopes.BEGIN:
-            continue
-        following = next((k for k in range(i + 1, len(lines)) if lines[k].strip()), None)
-        if following is None or envelopes.marker(lines[following]) not in envelopes.OPERATIONS:
-            continue
-        found.append(Foreign("patch", i + 1, _operated(lines, following)))
+    at, line, counted = text.find(envelopes.BEGIN), 0, 0
+    while at != -1:
+        line += text.count("\n", counted, at)
+        counted = at
+        if lines[line].startswith(envelopes.BEGIN) and lines[line].strip() == envelopes.BEGIN:
+            following = next((k for k in range(line + 1, len(lines)) if lines[k].strip()), None)
+            if following is not None and envelopes.marker(lines[following]) in envelopes.OPERATIONS:
+                found.append(Foreign("patch", line + 1, _operated(lines, following)))
+        at = text.find(envelopes.BEGIN, at + 1)
     return found
 
 
 def outside(found: list[Foreign], spans: list[range]) -> list[Foreign]:
     """The edits found that start outside the spans of line indexes (a format's own edits,
-    whose text may hold any line)."""
-    return [f for f in found if not any(f.line - 1 in span for span in spans)]
+    whose text may hold any line; they do not overlap)."""
+    ordered = sorted(spans, key=lambda span: span.start)
+    starts = [span.start for span in ordered]
+    kept = []
+    for f in found:
+        k = bisect.bisect_right(starts, f.line - 1) - 1
+        if k < 0 or f.line - 1 not in ordered[k]:
+            kept.append(f)
+    return kept
 
 
 def blocks(lines: list[str]) -> list[range]:
@@ -144,10 +155,12 @@ def message(syntax: Syntax, found: list[Foreign], own: list[Edit]) -> str:
 
 def _listed(kind: str, found: list[Foreign]) -> str:
     """'a V4A patch (line 3, for a.py)' or '2 whole files (lines 5 and 9, for a.py, b.py)'."""
-    where = [str(f.line) for f in found]
+    where = [str(f.line) for f in found[:MAX_NAMED]]
+    if len(found) > MAX_NAMED:
+        where.append(f"{len(found) - MAX_NAMED} more")
     lines = f"line {where[0]}" if len(where) == 1 else f"lines {_join(where)}"
     names = _names([p for f in found for p in f.paths])
-    count = f"a {kind}" if len(found) == 1 else f"{len(found)} {kind}s"
+    count = f"a {kind}" if len(found) == 1 else f"{len(found)} {kind}{_PLURAL[kind]}"
     return f"{count} ({lines}{', ' + names if names else ''})"
 
 
@@ -167,12 +180,12 @@ def _join(items: list[str]) -> str:
 def _operated(lines: list[str], start: int) -> tuple[str, ...]:
     """The files the operations of the patch whose first operation is at start name."""
     names = []
-    for line in lines[start:]:
-        kind = envelopes.marker(line)
+    for k in range(start, len(lines)):
+        kind = envelopes.marker(lines[k])
         if kind in (envelopes.END, envelopes.BEGIN):
             break
         if kind in envelopes.OPERATIONS:
-            names.append(line.strip()[len(kind) :].strip())
+            names.append(lines[k].strip()[len(kind) :].strip())
     return tuple(dict.fromkeys(n for n in names if n))
 
 

@@ -92,3 +92,12 @@ def test_the_quick_looks() -> None:
     found = mixed.patches(lines)
     assert [(f.line, f.paths) for f in found] == [(10, ("a.py",))]
     assert mixed.outside(found, [range(8, 12)]) == []
+
+
+def test_a_long_list_is_cut_short() -> None:
+    found = [mixed.Foreign("patch", n, (f"f{n % 7}.py",)) for n in range(1, 30)]
+    text = mixed.message(diff.SYNTAX, found, [])
+    assert text.startswith(
+        "Your reply holds 29 V4A patches (lines 1, 2, 3, 4, 5 and 24 more, for f1.py, f2.py,"
+        " f3.py, f4.py, f5.py and 2 more), which the diff format does not read"
+    )

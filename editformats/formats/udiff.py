@@ -60,7 +60,8 @@ def parse(reply: Reply) -> list[Edit]:
     """
     lines = fences.prepare(reply.text).split("\n")
     edits = _hunks(lines)
-    mixed.refuse(SYNTAX, mixed.patches(lines), edits)
+    if mixed.may_hold_patch(reply.text):
+        mixed.refuse(SYNTAX, mixed.patches(lines), edits)
     return edits
 
 

@@ -51,6 +51,7 @@ def parse(reply: Reply) -> list[Edit]:
     """
     lines = fences.prepare(reply.text).split("\n")
     found = fences.find_fences(lines)
+    patchy = mixed.may_hold_patch(reply.text)
     edits: list[Edit] = []
     unnamed_blocks: list = []
     read: list[range] = []  # the fences read as edits: whatever they hold is the file's
@@ -59,7 +60,7 @@ def parse(reply: Reply) -> list[Edit]:
             raise truncated(f"the fenced block opened at line {fence.opener + 1} ({fence.marker})")
         body = lines[fence.start : fence.end]
         name = fences.filename_before(lines, fence.opener) or fences.info_filename(fence.info)
-        if not name and (_is_output(fence.info, body) or mixed.holds_patch(body)):
+        if not name and (_is_output(fence.info, body) or patchy and mixed.holds_patch(body)):
             continue  # not a file; a patch is refused below
         if not name and body and paths.looks_like_path(paths.clean(body[0])):
             name, body = paths.clean(body[0]), body[1:]
@@ -83,7 +84,8 @@ def parse(reply: Reply) -> list[Edit]:
         fence, unnamed = _the_file(unnamed_blocks)
         mentions = fences.mentions(_paragraph_before(lines, fence.opener))
         edits.append(replace(unnamed, mentions=mentions))
-    mixed.refuse(SYNTAX, mixed.outside(mixed.patches(lines), read), edits)
+    if patchy:
+        mixed.refuse(SYNTAX, mixed.outside(mixed.patches(lines), read), edits)
     return [replace(edit, index=n) for n, edit in enumerate(edits, 1)]
 
 

@@ -229,6 +229,7 @@ def _elided(edit, path, state: State, pieces, updated_pieces) -> list[matching.F
     spots: list[matching.Found] = []
     start = 0
     runs = list(zip(pieces, updated_pieces, strict=True))
+    following = _following(runs)
     for k, (original, updated) in enumerate(runs):
         if not any(line.strip() for line in original):
             if any(line.strip() for line in updated):
@@ -241,9 +242,8 @@ def _elided(edit, path, state: State, pieces, updated_pieces) -> list[matching.F
                     )
                 )
             continue
-        following = next((r for r in runs[k + 1 :] if any(x.strip() for x in r[0])), None)
         try:
-            spot = _find(edit, path, state, original, updated, start, following)
+            spot = _find(edit, path, state, original, updated, start, following[k])
         except Miss as miss:
             raise Miss(_explain(miss, state, original)) from None
         spots.append(spot)
@@ -251,6 +251,15 @@ def _elided(edit, path, state: State, pieces, updated_pieces) -> list[matching.F
     if not spots:
         raise Miss(Failure(edit, f"Block {edit.index} has nothing but '...' to find.", path=path))
     return spots
+
+
+def _following(runs: list[tuple[list[str], list[str]]]) -> list[tuple | None]:
+    """For each run of an elided block, the next run that has lines to find (None for none)."""
+    found: list[tuple | None] = [None] * len(runs)
+    for k in range(len(runs) - 2, -1, -1):
+        later = runs[k + 1]
+        found[k] = later if any(line.strip() for line in later[0]) else found[k + 1]
+    return found
 
 
 def _find(

@@ -67,6 +67,10 @@ class Chunk:
         """The lines it looks for in the file: the kept and the removed ones."""
         return [line[1:] for line in self.lines if line[0] != "+"]
 
+    def after(self) -> list[str]:
+        """The lines it leaves in the file: the kept and the added ones."""
+        return [line[1:] for line in self.lines if line[0] != "-"]
+
 
 @dataclass(frozen=True)
 class Edit:

@@ -11,7 +11,7 @@ import difflib
 from collections.abc import Mapping
 
 from editformats import paths
-from editformats.applying import lazy, matching, similarity
+from editformats.applying import already, lazy, matching, places, similarity
 from editformats.applying.document import Document, split_lines
 from editformats.applying.state import MAX_EXPLAINED, MAX_SEARCHED, Miss, State
 from editformats.applying.targets import holding, target
@@ -43,7 +43,9 @@ def apply(
     applied: list[Applied] = []
     failures: list[Failure] = []
     seen: set[tuple[str, str, str]] = set()
-    for edit in edits:
+    upcoming = _upcoming(edits)
+    for edit, following in zip(edits, upcoming, strict=True):
+        state.upcoming = following
         try:
             path = target(edit, state)
             if (path, edit.original, edit.updated) in seen and not edit.whole:
@@ -66,6 +68,17 @@ def apply(
     return ApplyResult(changed, tuple(applied), tuple(failures))
 
 
+def _upcoming(edits: list[Edit]) -> list[Edit | None]:
+    """For each edit, the next edit of the reply that names the same file (None for none)."""
+    following: list[Edit | None] = []
+    last: dict[str, Edit] = {}
+    for edit in reversed(edits):
+        following.append(last.get(edit.path) if edit.path else None)
+        if edit.path:
+            last[edit.path] = edit
+    return following[::-1]
+
+
 def _apply_one(edit: Edit, path: str, state: State) -> tuple[str, float]:
     """Change the document in place for one edit; return how it matched and the score."""
     doc = state.docs[path]
@@ -86,10 +99,11 @@ def _apply_one(edit: Edit, path: str, state: State) -> tuple[str, float]:
         how = "whole" if doc.exists else "created"
         doc.lines[:] = updated
         doc.exists = True
+        state.rewrote(path)
         return how, 1.0
     original = split_lines(edit.original)
     if not any(line.strip() for line in original):
-        return _insert(edit, path, doc, updated)
+        return _insert(edit, path, state, updated)
     _refuse_placeholders(edit, path, updated, original)
     pieces = lazy.split_elisions(original)
     if len(pieces) > 1:
@@ -104,15 +118,10 @@ def _apply_one(edit: Edit, path: str, state: State) -> tuple[str, float]:
                 raise
             spots = _split(edit, path, state, original, updated) if state.split else None
             if spots is None:
-                raise Miss(_explain(miss.failure, state, original)) from None
+                raise Miss(_explain(miss, state, original)) from None
             how = "split"
     _replace(path, state, spots)
     score = spots[0].score if len(spots) == 1 else 0.99
-    if spots[0].places > 1 and len(spots) == 1:
-        state.notes[path] = (
-            f"its text is in {spots[0].places} places; the only one after the previous block's"
-            f" change (line {spots[0].start + 1}) was edited"
-        )
     return how, score
 
 
@@ -122,6 +131,7 @@ def _replace(path: str, state: State, spots: list[matching.Found]) -> None:
     lines = state.docs[path].lines
     for spot in reversed(spots):
         lines[spot.start : spot.end] = spot.updated
+        state.moved(path, spot.start, spot.end, len(spot.updated))
     *earlier, last = spots
     moved = sum(len(s.updated) - (s.end - s.start) for s in earlier)
     state.cursor[path] = last.start + moved + len(last.updated)
@@ -138,9 +148,13 @@ def _split(edit, path, state: State, original, updated) -> list[matching.Found] 
         spots: list[matching.Found] = []
         start = 0
         try:
-            for group in matcher.get_grouped_opcodes(context):
-                a0, a1, b0, b1 = group[0][1], group[-1][2], group[0][3], group[-1][4]
-                spot = _find(edit, path, state, original[a0:a1], updated[b0:b1], start)
+            groups = [
+                (original[g[0][1] : g[-1][2]], updated[g[0][3] : g[-1][4]])
+                for g in matcher.get_grouped_opcodes(context)
+            ]
+            for k, (before, after) in enumerate(groups):
+                following = groups[k + 1] if k + 1 < len(groups) else None
+                spot = _find(edit, path, state, before, after, start, following)
                 spots.append(spot)
                 start = spot.end
         except Miss:
@@ -150,13 +164,15 @@ def _split(edit, path, state: State, original, updated) -> list[matching.Found] 
     return None
 
 
-def _insert(edit: Edit, path: str, doc: Document, updated: list[str]) -> tuple[str, float]:
+def _insert(edit: Edit, path: str, state: State, updated: list[str]) -> tuple[str, float]:
     """An edit with nothing to find: it creates the file, or adds its lines to it (at the end,
     or where a diff's hunk header says)."""
+    doc = state.docs[path]
     if not doc.exists or not any(line.strip() for line in doc.lines):
         created = not doc.exists
         doc.lines[:] = updated
         doc.exists = True
+        state.rewrote(path)
         return ("created" if created else "whole"), 1.0
     if edit.new_file:
         raise Miss(
@@ -170,6 +186,7 @@ def _insert(edit: Edit, path: str, doc: Document, updated: list[str]) -> tuple[s
     if edit.insert_at is None:
         if updated and _ends_with(doc.lines, updated):
             return "already-present", 1.0
+        state.moved(path, len(doc.lines), len(doc.lines), len(updated))
         doc.lines.extend(updated)
         return "appended", 1.0
     if edit.insert_at < 0:
@@ -185,6 +202,7 @@ def _insert(edit: Edit, path: str, doc: Document, updated: list[str]) -> tuple[s
     if updated and doc.lines[at : at + len(updated)] == updated:
         return "already-present", 1.0
     doc.lines[at:at] = updated
+    state.moved(path, at, at, len(updated))
     return "inserted", 1.0
 
 
@@ -210,7 +228,9 @@ def _elided(edit, path, state: State, pieces, updated_pieces) -> list[matching.F
         )
     spots: list[matching.Found] = []
     start = 0
-    for original, updated in zip(pieces, updated_pieces, strict=True):
+    runs = list(zip(pieces, updated_pieces, strict=True))
+    following = _following(runs)
+    for k, (original, updated) in enumerate(runs):
         if not any(line.strip() for line in original):
             if any(line.strip() for line in updated):
                 raise Miss(
@@ -223,9 +243,9 @@ def _elided(edit, path, state: State, pieces, updated_pieces) -> list[matching.F
                 )
             continue
         try:
-            spot = _find(edit, path, state, original, updated, start)
+            spot = _find(edit, path, state, original, updated, start, following[k])
         except Miss as miss:
-            raise Miss(_explain(miss.failure, state, original)) from None
+            raise Miss(_explain(miss, state, original)) from None
         spots.append(spot)
         start = spot.end
     if not spots:
@@ -233,9 +253,21 @@ def _elided(edit, path, state: State, pieces, updated_pieces) -> list[matching.F
     return spots
 
 
-def _find(edit, path, state: State, original, updated, start: int = 0) -> matching.Found:
-    """The place original stands in the file, at line start or later (the first after the
-    previous block's change when it stands in several); a bare Miss when nowhere."""
+def _following(runs: list[tuple[list[str], list[str]]]) -> list[tuple | None]:
+    """For each run of an elided block, the next run that has lines to find (None for none)."""
+    found: list[tuple | None] = [None] * len(runs)
+    for k in range(len(runs) - 2, -1, -1):
+        later = runs[k + 1]
+        found[k] = later if any(line.strip() for line in later[0]) else found[k + 1]
+    return found
+
+
+def _find(
+    edit, path, state: State, original, updated, start: int = 0, following=None
+) -> matching.Found:
+    """The place original stands in the file, at line start or later (of several, the one
+    places.Choice settles, following being the next part of the same edit); a bare Miss when
+    nowhere."""
     hay = state.hay(path)
     if state.spent() > MAX_SEARCHED:
         raise Miss(
@@ -248,12 +280,11 @@ def _find(edit, path, state: State, original, updated, start: int = 0) -> matchi
             )
         )
     after = state.cursor.get(path) if start == 0 else start
-    found = matching.locate(hay, original, updated, after, start)
-    if found is None and _changes(original, updated):
-        again = matching.locate(hay, updated, updated, None, start)
-        if isinstance(again, matching.Found) and _where_original_was(hay, original, again):
-            kept = hay.lines[again.start : again.end]
-            return matching.Found(again.start, again.end, "already-present", kept)
+    choice = places.Choice(state, path, original, updated, after, following)
+    found = matching.locate(hay, original, updated, after, start, choice)
+    made = already.judge(hay, original, updated, start) if found is None else None
+    if isinstance(made, matching.Found):
+        return made
     if found is None and _taken_by_an_earlier_block(path, state, original, updated):
         raise Miss(
             Failure(
@@ -270,32 +301,30 @@ def _find(edit, path, state: State, original, updated, start: int = 0) -> matchi
         if isinstance(found, matching.Found) and found.start < start:
             found = None
     if isinstance(found, matching.Found):
+        if found.places > 1:
+            state.notes[path] = choice.note(found)
         return found
     if isinstance(found, matching.Ambiguous):
-        shown = ", ".join(str(s + 1) for s in found.starts)
-        count = f"{len(found.starts)}" if len(found.starts) < matching.MAX_PLACES else "many"
-        raise Miss(
-            Failure(
-                edit,
-                f"The ORIGINAL text of block {edit.index} matches {count} places in"
-                f" {path} (lines {shown}). Include more lines around the change so that it"
-                " matches exactly one place.",
-                path=path,
-                kind="ambiguous",
-            )
-        )
+        raise Miss(_ambiguous(edit, path, found))
     reason = f"The ORIGINAL text of block {edit.index} was not found in {path}."
+    if isinstance(made, already.Elsewhere):
+        reason += already.elsewhere(edit.index, path, made)
+        raise Miss(Failure(edit, reason, path=path, kind="not-found"), (made.start, made.end))
     raise Miss(Failure(edit, reason, path=path, kind="not-found"))
 
 
-def _where_original_was(hay: matching.Lines, original: list[str], found: matching.Found) -> bool:
-    """Whether the place where the replacement stands is where original would stand: the
-    lines most like original overlap it. A replacement found
-    elsewhere (a common line, another function) says nothing of this edit."""
-    windows = similarity.best_windows(
-        hay.lines, original, limit=1, loose=True, stripped=hay.stripped()
+def _ambiguous(edit: Edit, path: str, found: matching.Ambiguous) -> Failure:
+    """The failure of a block whose text stands in several places, every one of them named."""
+    shown = ", ".join(str(s + 1) for s in found.starts)
+    count = f"{len(found.starts)}" if len(found.starts) < matching.MAX_PLACES else "many"
+    return Failure(
+        edit,
+        f"The ORIGINAL text of block {edit.index} matches {count} places in"
+        f" {path} (lines {shown}). Include more lines around the change so that it"
+        " matches exactly one place.",
+        path=path,
+        kind="ambiguous",
     )
-    return bool(windows) and windows[0].start < found.end and found.start < windows[0].end
 
 
 def _taken_by_an_earlier_block(path: str, state: State, original, updated) -> bool:
@@ -307,9 +336,11 @@ def _taken_by_an_earlier_block(path: str, state: State, original, updated) -> bo
     return matching.locate(first, original, updated) is not None
 
 
-def _explain(failure: Failure, state: State, original: list[str]) -> Failure:
+def _explain(miss: Miss, state: State, original: list[str]) -> Failure:
     """A not-found failure with the closest lines of its file and the other file that holds
-    its text, for the first MAX_EXPLAINED of a reply; any other failure as it is."""
+    its text (not the lines the miss says to leave aside), for the first MAX_EXPLAINED of a
+    reply; any other failure as it is."""
+    failure = miss.failure
     if failure.kind != "not-found" or state.explained >= MAX_EXPLAINED:
         return failure
     state.explained += 1
@@ -321,18 +352,12 @@ def _explain(failure: Failure, state: State, original: list[str]) -> Failure:
             f" put {others[0]} above the block if that file is meant."
         )
     lines = state.hay(path).lines
-    windows = similarity.best_windows(lines, original, limit=1, loose=True, floor=0.5)
-    closest = ""
-    if windows and windows[0].score >= 0.5:
-        closest = "\n".join(lines[windows[0].start : windows[0].end])
+    start, end = miss.besides or (0, 0)
+    limit = 1 if miss.besides is None else 2
+    windows = similarity.best_windows(lines, original, limit=limit, loose=True, floor=0.5)
+    near = [w for w in windows if w.score >= 0.5 and not (w.start < end and start < w.end)]
+    closest = "\n".join(lines[near[0].start : near[0].end]) if near else ""
     return Failure(edit, reason, closest, path, kind="not-found")
-
-
-def _changes(original: list[str], updated: list[str]) -> bool:
-    """True when updated adds a line that original does not have (so finding updated in the
-    file means the change is already made, not that the text is merely common)."""
-    before = {line.strip() for line in original}
-    return any(line.strip() and line.strip() not in before for line in updated)
 
 
 def _refuse_placeholders(edit: Edit, path: str, updated: list[str], before: list[str]) -> None:

@@ -33,6 +33,9 @@ class ChunkMiss(Exception):
     """For "ambiguous", the lines (from 0) where the chunk starts; for "not-found", where it
     stands above the cursor, if it does."""
     more: bool = False
+    made: int = -1
+    """For "not-found", the line (from 0) where the chunk's lines as the change leaves them
+    stand, when they stand in one place: the change may be made already; else -1."""
 
 
 @dataclass(frozen=True)
@@ -98,8 +101,20 @@ def _locate(hay: Lines, chunk: Chunk, number: int, wanted: list[str], cursor: in
     if found is None:
         above = hay.find(wanted, 0, first=True) if cursor else None
         places = (above.start,) if isinstance(above, Match) else ()
-        raise ChunkMiss(number, chunk, "not-found", cursor, "", places)
+        raise ChunkMiss(number, chunk, "not-found", cursor, "", places, made=_made(hay, chunk))
     return found
+
+
+def _made(hay: Lines, chunk: Chunk) -> int:
+    """Where the chunk's lines after the change (kept and added) stand, when they stand in one
+    place and add a line its lines to find lack; else -1. A patch is strict, so this is never
+    taken for the change made: the message only says where they are."""
+    after = chunk.after()
+    before = {line.strip() for line in chunk.before()}
+    if not any(line.strip() and line.strip() not in before for line in after):
+        return -1
+    found = hay.find(after, 0)
+    return found.start if isinstance(found, Match) else -1
 
 
 def _lines(chunk: Chunk, text: FileText, start: int, newline: str) -> tuple[list[str], list[str]]:

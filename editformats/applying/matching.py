@@ -47,6 +47,11 @@ class Ambiguous:
     starts: list[int]
 
 
+Chooser = Callable[[list[tuple[int, int]]], int | None]
+"""Given the places [start, end) where a text stands (in order; at most MAX_PLACES, so a list
+that long may be cut short), the start of the one meant, or None when none can be told."""
+
+
 @dataclass
 class _Joined:
     """A file's lines under one tier's key, joined by newlines (one before and after each)."""
@@ -129,20 +134,22 @@ def locate(
     updated: list[str],
     after: int | None = None,
     start: int = 0,
+    choose: Chooser | None = None,
 ) -> Found | Ambiguous | None:
     """Where original stands in lines (at line start or later), trying ever more tolerant
     comparisons; None if nowhere.
 
     Text found in several places is Ambiguous, unless after is given and only one of them
     starts at or after that line: then that one is taken (Found.places tells how many there
-    were in all).
+    were in all). choose, when given, decides among several places instead.
     Blank lines at the edges of original match the file's blank lines where it has them;
     as many as it lacks are dropped from the same edge of updated.
     """
     hay = lines if isinstance(lines, Lines) else Lines(lines)
+    choose = choose or (lambda spans: _first_after([s for s, _ in spans], after))
     exact = _exact_positions(hay, original, start)
     if exact:
-        first = _first_after(exact, after)
+        first = choose([(s, s + len(original)) for s in exact]) if len(exact) > 1 else exact[0]
         if first is None:
             return Ambiguous(exact)
         return Found(first, first + len(original), "exact", updated, places=len(exact))
@@ -152,7 +159,7 @@ def locate(
     if not core:
         return None
     for tier in ("whitespace", "indentation", "blank-lines"):
-        found = _tolerant(hay, core, updated, tier, after, start)
+        found = _tolerant(hay, core, updated, tier, choose, start)
         if isinstance(found, Found):
             return _with_blank_edges(hay.lines, found, lead, trail)
         if found is not None:
@@ -270,9 +277,7 @@ def _first_after(starts: list[int], after: int | None) -> int | None:
     return later[0] if len(later) == 1 else None
 
 
-def _tolerant(
-    hay: Lines, core: list[str], updated: list[str], tier: str, after: int | None, begin: int
-):
+def _tolerant(hay: Lines, core: list[str], updated: list[str], tier: str, choose, begin: int):
     """The place where core matches under the tier (see locate), with updated re-indented."""
     skip_blank = _TIERS[tier][1]
     starts = _positions(hay, core, tier, begin)
@@ -289,7 +294,7 @@ def _tolerant(
             places.append((first, last, delta))
     if not places:
         return None
-    start = _first_after([p[0] for p in places], after)
+    start = choose([(p[0], p[1]) for p in places]) if len(places) > 1 else places[0][0]
     if start is None:
         return Ambiguous([p[0] for p in places])
     first, last, delta = next(p for p in places if p[0] == start)

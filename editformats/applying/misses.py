@@ -107,6 +107,13 @@ def chunk(edit: Edit, path: str, miss: ChunkMiss, lines: list[str], nearest: ran
                 " chunks of a section must follow the file's order, and an @@ line only looks"
                 " below the previous chunk."
             )
+        if miss.made >= 0:
+            text += (
+                f"\nIts lines as the change leaves them (kept and added) already stand in"
+                f" {path}, at line {miss.made + 1}. If chunk {miss.number} is meant to change"
+                " those lines, the change is made already: leave the chunk out. If not, copy"
+                " its kept and removed lines exactly as they stand in the file now."
+            )
     if nearest:
         label = "last" if miss.why == "not-at-end" else "nearest"
         text += (

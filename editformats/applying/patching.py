@@ -147,14 +147,21 @@ class _Patch:
 
     def _nearest(self, lines: list[str], miss: chunks.ChunkMiss) -> range:
         """The lines of the file to show beside a failed chunk (for the first few failures of
-        a reply only): the end of the file, or the lines most like what the chunk sought."""
+        a reply only): the end of the file, or the lines most like what the chunk sought (other
+        than those its change would leave, when they stand in the file)."""
         if miss.why == "ambiguous" or self.explained >= MAX_EXPLAINED:
             return range(0)
         self.explained += 1
         wanted = [miss.anchor] if miss.why == "anchor" else miss.chunk.before()
         if miss.why == "not-at-end":
             return range(max(0, len(lines) - len(wanted)), len(lines))
-        windows = similarity.best_windows(lines[miss.cursor :], wanted, limit=1, loose=True)
+        made = miss.made - miss.cursor, miss.made - miss.cursor + len(miss.chunk.after())
+        limit = 1 if miss.made < 0 else 2
+        windows = similarity.best_windows(lines[miss.cursor :], wanted, limit=limit, loose=True)
+        # The lines the change would leave are named already: show the ones it may have meant.
+        windows = [
+            w for w in windows if miss.made < 0 or not (w.start < made[1] and made[0] < w.end)
+        ]
         if not windows:
             return range(0)
         best = windows[0]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from editformats import paths
 from editformats.applying import matching
 from editformats.applying.document import Document
-from editformats.edit import Failure
+from editformats.edit import Edit, Failure
 
 MAX_SEARCHED = 100_000_000
 """The searching one reply may do, in characters gone through (matching.Lines.spent); the
@@ -31,9 +31,12 @@ MAX_EXPLAINED = 3
 class Miss(Exception):
     """An edit that cannot apply; carries the Failure. Never leaves editformats.applying."""
 
-    def __init__(self, failure: Failure):
+    def __init__(self, failure: Failure, besides: tuple[int, int] | None = None):
         super().__init__(failure.reason)
         self.failure = failure
+        self.besides = besides
+        """Lines [start, end) not to show as the closest to what the edit looked for (its
+        replacement, which stands there)."""
 
 
 @dataclass
@@ -54,6 +57,12 @@ class State:
     explained: int = 0
     first: dict[str, matching.Lines] = field(default_factory=dict)
     """Per file changed by an edit of this reply, its lines as the reply found them."""
+    moves: dict[str, list[tuple[int, int, int]] | None] = field(default_factory=dict)
+    """Per file changed by this reply, each change made to its lines, in order: the lines
+    [start, end) it replaced (as they stood then) and how many lines took their place; None
+    once a file was rewritten whole."""
+    upcoming: Edit | None = None
+    """The reply's next edit after the one being applied that names the same file, if any."""
     _skeletons: dict[str, str] | None = field(default=None, repr=False)
 
     def hay(self, path: str) -> matching.Lines:
@@ -70,6 +79,29 @@ class State:
         to change them."""
         if path not in self.first and path in self.docs:
             self.first[path] = matching.Lines(list(self.docs[path].lines), self.meter)
+
+    def moved(self, path: str, start: int, end: int, size: int) -> None:
+        """Note that lines [start, end) of the file were replaced by size lines."""
+        made = self.moves.setdefault(path, [])
+        if made is not None:
+            made.append((start, end, size))
+
+    def rewrote(self, path: str) -> None:
+        """Note that the file was written anew: no line of it is where it was."""
+        self.moves[path] = None
+
+    def now_at(self, path: str, start: int, end: int) -> int | None:
+        """Where lines [start, end) of the file as the reply found it stand now; None when a
+        change of this reply touched them (or rewrote the file)."""
+        made = self.moves.get(path, [])
+        if made is None:
+            return None
+        for at, stop, size in made:
+            if stop <= start:
+                start, end = start + size - (stop - at), end + size - (stop - at)
+            elif at < end:
+                return None
+        return start
 
     def look_alike(self, path: str) -> str | None:
         """The file (of the chat or the repository) that looks like path without being it:

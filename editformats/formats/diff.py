@@ -7,7 +7,7 @@ from __future__ import annotations
 from editformats.applying import applier
 from editformats.edit import Edit, EditFormat, Reply
 from editformats.formats import examples
-from editformats.reading import editblock
+from editformats.reading import editblock, fences, mixed
 
 SYSTEM_PROMPT = """\
 You are an expert programmer who edits the user's files. Keep to what the user asks.
@@ -43,9 +43,16 @@ EXAMPLE = examples.text_reply(
 )
 
 
+SYNTAX = mixed.Syntax("diff", "search/replace block", "as a search/replace block")
+
+
 def parse(reply: Reply) -> list[Edit]:
-    """The edit blocks of the reply."""
-    return editblock.parse_blocks(reply.text)
+    """The edit blocks of the reply; ReplyError when it holds a V4A patch besides."""
+    edits = editblock.parse_blocks(reply.text)
+    if mixed.may_hold_patch(reply.text):
+        lines = fences.prepare(reply.text).split("\n")
+        mixed.refuse(SYNTAX, mixed.outside(mixed.patches(lines), mixed.blocks(lines)), edits)
+    return edits
 
 
 FORMAT = EditFormat("diff", SYSTEM_PROMPT, EXAMPLE, parse, applier.apply)

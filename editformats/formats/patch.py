@@ -7,7 +7,7 @@ from __future__ import annotations
 from editformats.applying import patching
 from editformats.edit import Edit, EditFormat, Reply
 from editformats.formats import examples
-from editformats.reading import v4a
+from editformats.reading import envelopes, fences, mixed, v4a
 
 GUIDE = """\
 *** Begin Patch
@@ -66,9 +66,22 @@ EXAMPLE = examples.text_reply(
 )
 
 
+SYNTAX = mixed.Syntax(
+    "patch",
+    "patch section",
+    "as a section of one V4A patch (*** Update File: PATH and its chunks to change a file,"
+    " *** Add File: PATH to create one)",
+)
+
+
 def parse(reply: Reply) -> list[Edit]:
-    """The file operations of every patch in the reply, wherever it stands."""
-    return v4a.parse(reply.text)
+    """The file operations of every patch in the reply, wherever it stands; ReplyError when
+    search/replace blocks or whole files stand outside the patches besides."""
+    edits = v4a.parse(reply.text)
+    if mixed.may_hold_others(reply.text):
+        lines = fences.prepare(reply.text).split("\n")
+        mixed.refuse(SYNTAX, mixed.beside_patch(lines, envelopes.envelopes(lines)), edits)
+    return edits
 
 
 FORMAT = EditFormat("patch", SYSTEM_PROMPT, EXAMPLE, parse, patching.apply)

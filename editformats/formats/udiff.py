@@ -11,7 +11,7 @@ from editformats.applying import applier
 from editformats.edit import ApplyResult, Edit, EditFormat, Reply, check_count
 from editformats.errors import truncated
 from editformats.formats import examples
-from editformats.reading import fences
+from editformats.reading import fences, mixed
 
 SYSTEM_PROMPT = """\
 You are an expert programmer who edits the user's files. Keep to what the user asks.
@@ -46,13 +46,27 @@ _HUNK = re.compile(r"^@@.*@@.*$|^@@\s*$")
 _COUNTS = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 
 
+SYNTAX = mixed.Syntax(
+    "udiff", "unified diff hunk", "in a unified diff (--- and +++ lines, then @@ hunks)"
+)
+
+
 def parse(reply: Reply) -> list[Edit]:
     """One edit per hunk of every file diff in the reply.
 
     A diff in a fence that the reply never closes, or an unfenced last hunk shorter than its
-    header says, was cut off (TruncatedReply).
+    header says, was cut off (TruncatedReply). A reply that holds a V4A patch besides is a
+    ReplyError (no line of a hunk starts with '*').
     """
     lines = fences.prepare(reply.text).split("\n")
+    edits = _hunks(lines)
+    if mixed.may_hold_patch(reply.text):
+        mixed.refuse(SYNTAX, mixed.patches(lines), edits)
+    return edits
+
+
+def _hunks(lines: list[str]) -> list[Edit]:
+    """One edit per hunk of every file diff in the reply's lines."""
     edits: list[Edit] = []
     path, created, hunk, start = "", False, None, 0
     fence = ""

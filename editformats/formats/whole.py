@@ -10,7 +10,7 @@ from editformats.applying import applier, implied
 from editformats.edit import Edit, EditFormat, Reply, check_count
 from editformats.errors import ReplyError, truncated
 from editformats.formats import examples
-from editformats.reading import editblock, fences
+from editformats.reading import editblock, fences, mixed
 
 SYSTEM_PROMPT = """\
 You are an expert programmer who edits the user's files. Keep to what the user asks.
@@ -35,6 +35,11 @@ EXAMPLE = examples.text_reply(
 )
 
 
+SYNTAX = mixed.Syntax(
+    "whole", "whole file", "as the whole new file in a fence, its path alone on the line above"
+)
+
+
 def parse(reply: Reply) -> list[Edit]:
     """One whole-file edit per named fenced block.
 
@@ -46,12 +51,14 @@ def parse(reply: Reply) -> list[Edit]:
     spaces ("docs/user guide.md") is carried by such blocks as their path: it counts if that
     file exists. Fences open only at the start of a line; a fence the reply never closes means
     the reply was cut off (TruncatedReply). A block holding search/replace markers is read as
-    such.
+    such. A V4A patch outside the blocks read as files is a ReplyError.
     """
     lines = fences.prepare(reply.text).split("\n")
     found = fences.find_fences(lines)
+    patchy = mixed.may_hold_patch(reply.text)
     edits: list[tuple[int, Edit]] = []
     unnamed_blocks: list = []
+    read: list[range] = []  # the fences read as edits: whatever they hold is the file's
     lead = 0
     for k, fence in enumerate(found):
         if not fence.closed:
@@ -59,14 +66,17 @@ def parse(reply: Reply) -> list[Edit]:
         body = lines[fence.start : fence.end]
         name = fences.filename_before(lines, fence.opener) or fences.info_filename(fence.info)
         spaced = "" if name else fences.spaced_name_before(lines, fence.opener)
-        if not name and _is_output(fence.info, body):
+        if not name and (_is_output(fence.info, body) or patchy and mixed.holds_patch(body)):
             lead = fence.end + 1
-            continue
+            continue  # not a file; a patch is refused below
         if not name and body and paths.looks_like_path(paths.clean(body[0])):
             name, body = paths.clean(body[0]), body[1:]
-        if _has_blocks(body):
-            blocks = editblock.parse_blocks("\n".join([name, "```", *body, "```"]))
-            edits.extend((fence.opener, edit) for edit in blocks)
+        blocks = _has_blocks(body)
+        if name or blocks:
+            read.append(range(fence.opener, fence.end + 1))
+        if blocks:
+            parsed = editblock.parse_blocks("\n".join([name, "```", *body, "```"]))
+            edits.extend((fence.opener, edit) for edit in parsed)
         elif name:
             _check_markdown_fence(name, fence, lines, found[k + 1 :])
             edits.append((fence.opener, _edit(name, body, fence.opener)))
@@ -82,6 +92,8 @@ def parse(reply: Reply) -> list[Edit]:
     edits += _unnamed(lines, unnamed_blocks, picking=not edits)
     check_count(len(edits))
     edits.sort(key=lambda pair: pair[0])
+    if patchy:
+        mixed.refuse(SYNTAX, mixed.outside(mixed.patches(lines), read), [e for _, e in edits])
     return [replace(edit, index=n) for n, (_, edit) in enumerate(edits, 1)]
 
 

@@ -1,6 +1,6 @@
 """Golden cases of replies that real models write and that were once written wrong in silence,
-run through the real `coder --apply` in a git repository: the files after, or the refusal with
-exit status 1 and the files untouched."""
+or refused where the reply settles what it means, run through the real `coder --apply` in a git
+repository: the files after, or the refusal with exit status 1 and the files untouched."""
 
 from __future__ import annotations
 
@@ -29,6 +29,21 @@ SILENT = [
     "whole/decomposed-accent-names-the-chat-file",
     "whole/new-file-with-a-brevity-comment",
     "whole/name-in-a-heading-after-a-word",
+    # Issue 32: a replacement standing elsewhere is not the change made ...
+    "diff/error-replacement-in-another-function-is-not-already-made",
+    "udiff/error-replacement-in-another-function-is-not-already-made",
+    "diff/block-sent-again-is-already-made",
+    # ... a reply that mixes formats applies nothing, and says what it read ...
+    "patch/error-a-search-replace-block-beside-the-patch",
+    "patch/error-a-whole-file-beside-the-patch",
+    "diff/error-a-patch-beside-the-blocks",
+    "udiff/error-a-patch-beside-the-hunks",
+    "whole/error-a-patch-in-an-unnamed-fence",
+    # ... and the reply's other blocks settle which of several places a text means.
+    "diff/several-places-the-next-block-picks-one",
+    "diff/several-places-the-file-as-the-reply-found-it-picks-one",
+    "diff/several-places-the-lines-after-a-skip-pick-one",
+    "diff/error-several-places-before-the-next-block",
 ]
 NAMES = [
     "whole/name-with-spaces-above-the-block",
@@ -74,7 +89,7 @@ def test_the_case_through_coder_apply(tmp_path: Path, name: str) -> None:
     git(repo, "commit", "-qm", "start")
     before = _files(repo)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CODER_", "GIT_"))}
-    # The code under test, not whichever copy of coder the virtualenv has installed.
+    # The code beside this test, not whichever copy of coder the virtualenv has installed.
     env |= {"HOME": str(tmp_path), "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-m", "coder.cli", "--apply", str(case / "reply.md")]
     command += ["--edit-format", name.split("/")[0], *before]

@@ -1,0 +1,9 @@
+def start():
+    log("starting the jobs")
+    setup()
+    run()
+
+
+def stop():
+    log("begin")
+    teardown()

@@ -1,0 +1,9 @@
+def start():
+    log("begin")
+    setup()
+    run()
+
+
+def stop():
+    log("begin")
+    teardown()

@@ -10,8 +10,10 @@ USAGE = 2
 """A command line, setting or repository state coder cannot act on (no git identity, a merge in
 progress, another coder writing): nothing was written."""
 NOT_COMMITTED = 3
-"""The edit is written to the files, but git failed to commit it: the files named are changed
-on disk and uncommitted (the user's earlier version is in the previous commit)."""
+"""The edit is written to the files but not committed: git failed to commit it, or does not
+commit those files as they stand (ignored, assume-unchanged, skip-worktree, in a nested
+repository). The files named are changed on disk and uncommitted; the user's earlier version is
+in the previous commit or in the copy under .git/coder/backups/ that the output names."""
 PARTIAL = 4
 """Some edits still failed after the last reflection, and those that applied were kept."""
 CHECKS_FAILED = 5

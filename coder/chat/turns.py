@@ -76,7 +76,8 @@ class TurnOutcome:
     applied: bool = False
     """The reply's edits all applied, or were already in the files."""
     not_committed: tuple[str, ...] = ()
-    """Files written with the edit that git failed to commit."""
+    """Files the edit wrote or removed that git did not commit: it failed to, or it does not
+    take them (ignored, assume-unchanged, in a nested repository...)."""
     unresolved: str = ""
     """A check after the edit (syntax, lint command, tests) that still failed after the last
     attempt to fix it."""

@@ -150,7 +150,7 @@ def propose_asking(
     unlocked: set[str] = set()
     for failure in _unique(proposal.result.failures)[:MAX_QUESTIONS]:
         path = failure.path
-        if _private(ws, path, scope):
+        if guard.private(ws, path, scope):
             continue
         if failure.kind == "read-only":
             removes = failure.reason.startswith(f"Block {failure.edit.index} removes ")
@@ -233,15 +233,6 @@ def _steers_through_link(ws: Workspace, path: str, scope: Scope) -> str | None:
 
 def _steers(path: str, scope: Scope) -> str | None:
     return steering.steers(path, scope.steering)
-
-
-def _private(ws: Workspace, path: str, scope: Scope) -> bool:
-    """True when path, or the file it leads to, is inside git's own folder."""
-    try:
-        real = ws.real(path)
-    except PathError:
-        real = path
-    return any(p == f or p.startswith(f + "/") for p in (path, real) for f in scope.private)
 
 
 def _relative(edit: Edit, ws: Workspace) -> Edit:

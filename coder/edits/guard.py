@@ -140,13 +140,21 @@ _VERBS = {"write": "write", "create": "write", "remove": "remove"}
 def _place(op: Operation, ctx: _Context) -> Refusal | None:
     """Inside the work tree, a file (not a folder), outside .git and git's own folders."""
     try:
-        real = ctx.ws.real(op.path)
+        ctx.ws.check(op.path)
     except PathError as exc:
         return Refusal(f"was refused: {exc}")
-    private = ctx.scope.private
-    if any(p == f or p.startswith(f + "/") for p in (op.path, real) for f in private):
+    if private(ctx.ws, op.path, ctx.scope):
         return Refusal(f"was refused: {op.path} is in git's own folder")
     return None
+
+
+def private(ws: Workspace, path: str, scope: Scope) -> bool:
+    """Whether path, or the file it leads to, is inside one of git's own folders."""
+    try:
+        real = ws.real(path)
+    except PathError:
+        real = path
+    return any(p == f or p.startswith(f + "/") for p in (path, real) for f in scope.private)
 
 
 def _name(op: Operation, ctx: _Context) -> Refusal | None:

@@ -55,6 +55,7 @@ def run(options: ApplyOptions, terminal: Terminal) -> int:
         return exits.FAILED
     except ReplyError as exc:
         terminal.error(f"The reply could not be read as {fmt.name} edits:\n{exc}")
+        terminal.error("Nothing was changed: the reply could not be read.")
         return exits.FAILED
     result = proposal.result
     if not result.applied and not result.failures:

@@ -360,12 +360,19 @@ class Session:
             self.files = files_undone(self.files, before, after, self.ws)
 
     def _give_up(self, request: str) -> TurnOutcome:
-        """Edits still fail: the user decides whether the ones that applied are kept."""
+        """Edits still fail: the user decides whether the ones that applied are kept, and is
+        told in one line how the request ended."""
+        tries = self.config.max_reflections + 1
+        gave_up = f"coder gave up after {tries} {'reply' if tries == 1 else 'replies'}"
         if self._landing.before and not self.config.dry_run:
             if self.terminal.confirm("Some edits failed. Keep the edits that did apply?"):
-                return replace(self._finish(request), failed=True)
+                outcome = replace(self._finish(request), failed=True)
+                kept = ", ".join(outcome.changed) or "none"
+                self.terminal.error(f"{gave_up}: some edits still fail; changed files: {kept}.")
+                return outcome
             self._landing.undo()
             self.files = files_undone(self.files, self._landing.chat, self.files, self.ws)
+        self.terminal.error(f"{gave_up}: the edits still fail, and no file changed.")
         return TurnOutcome(failed=True)
 
     def _commit_message(self, changed: tuple[str, ...]) -> str:

@@ -291,3 +291,28 @@ def test_a_map_git_cannot_list_is_left_out_and_the_request_goes_on(
     assert "The repository map is left out of this request: git ls-files failed" in (
         chat.terminal.err.getvalue()
     )
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_the_last_line_after_the_last_retry_says_how_the_request_ended(
+    root: Path, keep: bool
+) -> None:
+    """Issue 33, item 4: the screen does not end on the feedback written for the model."""
+    missing = block("    return 'nowhere'\n", "    return 'x'\n")
+    if keep:
+        good = block('    return "hello"\n', '    return "goodbye"\n')
+        first = good + "\n" + missing
+    else:
+        first = missing
+    chat = session(root, [first, missing, missing], yes=keep, max_reflections=2)
+    outcome = chat.turn("change it")
+    assert outcome.failed
+    said = chat.terminal.out.getvalue().rstrip().splitlines()[-1]
+    if keep:
+        assert (
+            said == "coder gave up after 3 replies: some edits still fail; changed files: hello.py."
+        )
+        assert "goodbye" in (root / "hello.py").read_text()
+    else:
+        assert said == "coder gave up after 3 replies: the edits still fail, and no file changed."
+        assert (root / "hello.py").read_text() == HELLO

@@ -54,7 +54,7 @@ def run(args: argparse.Namespace, terminal: Terminal, environ: Mapping[str, str]
         left = ", ".join(f for f in session.files if f not in kept)
         raise UsageError(f"{left} would not be sent, so the request is not either")
     session.files = kept
-    terminal.say(_banner(session, config))
+    terminal.say(_banner(session, terminal.interactive and _message(args) is None))
     if committing:
         _warn_about_git(repo, terminal)
     if repo is not None and config.gitignore and (terminal.interactive or terminal.yes):
@@ -275,12 +275,15 @@ def _offer_git_init(cwd: Path, terminal: Terminal) -> Repo | None:
     return None
 
 
-def _banner(session: Session, config) -> str:
+def _banner(session: Session, chatting: bool) -> str:
+    """The first lines: the model, the format, the repository and the files; the commands'
+    hint only for a chat at a terminal (not for -m, nor without a terminal)."""
     where = f"git repo {session.repo.root}" if session.repo else f"{session.ws.root} (no git)"
-    files = ", ".join(session.files) or "none (/add some)"
+    files = ", ".join(session.files) or ("none (/add some)" if chatting else "none")
+    hint = " /help lists the commands." if chatting else ""
     return (
         f"coder: model {session.model.name}, edit format {session.fmt.name}, {where}\n"
-        f"Files in the chat: {files}. /help lists the commands."
+        f"Files in the chat: {files}.{hint}"
     )
 
 

@@ -16,9 +16,9 @@ def spent(usage: Usage) -> str:
 
 
 def reply_line(reply: Usage, session: Usage) -> str:
-    """What one reply cost, in tokens and, when litellm prices the model, money; and the
-    session's cost so far."""
-    tokens = f"Tokens: {reply.prompt_tokens:,} sent, {reply.completion_tokens:,} received."
+    """What one reply cost, in tokens and, when litellm prices the model, money, with the
+    session's cost so far; "cost unknown" when it does not."""
+    tokens = f"Tokens: {reply.prompt_tokens:,} sent, {reply.completion_tokens:,} received"
     if reply.cost is None:
-        return tokens
-    return f"{tokens} Cost: ${reply.cost:.4f} this reply, ${session.cost or 0:.4f} session."
+        return f"{tokens}, cost unknown."
+    return f"{tokens}. Cost: ${reply.cost:.4f} this reply, ${session.cost or 0:.4f} session."

@@ -59,9 +59,9 @@ def _edit_format(chat: Chat, args: str) -> None:
     from editformats import FORMATS, get_format
 
     if not args:
-        chat.terminal.say(
-            f"The edit format is {chat.session.fmt.name}; others: {', '.join(FORMATS)}"
-        )
+        current = chat.session.fmt.name
+        others = ", ".join(name for name in FORMATS if name != current)
+        chat.terminal.say(f"The edit format is {current}; others: {others}")
         return
     try:
         chat.session.fmt = get_format(args)

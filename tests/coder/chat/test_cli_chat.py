@@ -56,7 +56,8 @@ def test_one_message_applies_commits_and_exits_0(repo: Path, route: str) -> None
     assert git(repo, "log", "--format=%s", "-1").strip() == "Say goodbye instead of hello"
     assert "I will change the greeting." in done.stdout
     assert done.stdout.count("I will change the greeting.") == 1
-    assert "Tokens: 11 sent, 7 received." in done.stdout
+    assert "Tokens: 11 sent, 7 received, cost unknown." in done.stdout  # an unpriced model
+    assert "/help" not in done.stdout  # no chat follows -m
     sent = server.requests[0]
     assert sent["stream"] is True and sent["messages"][-1]["content"] == "say goodbye"
     assert (repo / ".coder.chat.history.md").read_text().count("say goodbye") == 1

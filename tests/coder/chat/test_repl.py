@@ -200,3 +200,12 @@ def test_completion_never_offers_the_tags_cache(chat: repl.Chat) -> None:
     completer = repl._completer(chat)
     offered = [c.text for c in completer.get_completions(Document("/add .coder"), None)]
     assert offered == [".coder.conf.yml"]
+
+
+def test_edit_format_names_the_others_without_the_current_one(chat: commands.Chat) -> None:
+    """Issue 33, item 8: the current format is not listed among the others."""
+    out = drive(chat, "/edit-format\n/exit\n")
+    said = next(line for line in out.splitlines() if line.startswith("The edit format is"))
+    current, others = said.removeprefix("The edit format is ").split("; others: ")
+    assert current == "diff" and "diff" not in others.split(", ")
+    assert {"whole", "udiff", "patch"} <= set(others.split(", "))

@@ -12,7 +12,7 @@ from coder.edits.workspace import Workspace
 from coder.errors import GitError, NotCommitted, PathError, UsageError, WriteError
 from coder.seams.repo import Repo
 from coder.terminal import Terminal
-from editformats import Reply, ReplyError, TruncatedReply, feedback, get_format
+from editformats import EditFormat, Reply, ReplyError, TruncatedReply, feedback, get_format
 
 
 @dataclass(frozen=True)
@@ -55,11 +55,11 @@ def run(options: ApplyOptions, terminal: Terminal) -> int:
         return exits.FAILED
     except ReplyError as exc:
         terminal.error(f"The reply could not be read as {fmt.name} edits:\n{exc}")
-        terminal.error("Nothing was changed: the reply could not be read.")
+        terminal.error("Nothing was changed: the reply could not be read." + _hint(reply, fmt))
         return exits.FAILED
     result = proposal.result
     if not result.applied and not result.failures:
-        terminal.error("The reply contains no edits: nothing was changed.")
+        terminal.error("The reply contains no edits: nothing was changed." + _hint(reply, fmt))
         return exits.FAILED
     if not result.ok:
         terminal.error(feedback.failure_message(result, kept=False))
@@ -98,6 +98,25 @@ def run(options: ApplyOptions, terminal: Terminal) -> int:
     for path, why in left.items():
         terminal.error(saving.left_out(path, why, ws))
     return exits.NOT_COMMITTED if left else exits.OK
+
+
+HINTED = ("patch", "udiff", "diff", "whole", "patch-func", "diff-func", "whole-func")
+"""The formats a reply is tried in, in this order, when it holds no edits of the one asked for:
+the strictest first, as whole reads a fenced file in almost any reply."""
+
+
+def _hint(reply: Reply, fmt: EditFormat) -> str:
+    """A sentence naming the format the reply is written in, when it is another than fmt."""
+    for name in HINTED:
+        if name == fmt.name:
+            continue
+        try:
+            edits = get_format(name).parse(reply)
+        except ReplyError:
+            continue
+        if edits:
+            return f" It reads as {name} edits: pass --edit-format {name}."
+    return ""
 
 
 def _read_reply(path: Path) -> Reply:

@@ -217,3 +217,15 @@ def test_patch_func_replies_are_json(repo: Path) -> None:
     patch = "*** Begin Patch\n*** Delete File: legacy.py\n*** End Patch\n"
     assert apply(repo, json.dumps({"input": patch}), "legacy.py", fmt="patch-func") == 0
     assert not (repo / "legacy.py").exists()
+
+
+def test_a_patch_applied_as_another_format_names_the_format_to_pass(repo: Path, capsys) -> None:
+    """Issue 33, item 7: --apply of a V4A reply in the default format says which one it is."""
+    patch = "*** Begin Patch\n*** Update File: legacy.py\n@@\n-OLD = True\n+OLD = False\n"
+    patch += "*** End Patch\n"
+    assert apply(repo, patch, "legacy.py", fmt="diff") == 1
+    err = capsys.readouterr().err
+    assert err.rstrip().endswith("It reads as patch edits: pass --edit-format patch.")
+    assert log(repo) == ["start"]
+    assert apply(repo, "No edit here, only words.\n", "legacy.py", fmt="diff") == 1
+    assert "pass --edit-format" not in capsys.readouterr().err

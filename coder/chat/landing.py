@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from coder.chat.turns import TurnOutcome
 from coder.edits import editing, saving
 from coder.edits.workspace import FileText, Workspace
-from coder.errors import GitError, NotCommitted, PathError, WriteError
+from coder.errors import GitError, NotCommitted, WriteError
 from coder.seams.repo import Repo
 from coder.terminal import Terminal
 from coder.trust.rtc import Change
@@ -140,19 +140,12 @@ def files_undone(files: list[str], before: list[str], after: list[str], ws: Work
     """The chat's files once a request's edits are taken back: the names the request brought in
     (a rename's new name) that no longer exist leave, and the files it took out (renamed or
     removed) that exist again return, each where it was; the rest stay."""
-    brought = {p for p in after if p not in before and not _exists(ws, p)}
+    brought = {p for p in after if p not in before and not ws.exists(p)}
     kept = [p for p in files if p not in brought]
     for n, path in enumerate(before):
-        if path not in kept and path not in after and _exists(ws, path):
+        if path not in kept and path not in after and ws.exists(path):
             kept.insert(min(n, len(kept)), path)
     return kept
-
-
-def _exists(ws: Workspace, path: str) -> bool:
-    try:
-        return ws.read(path).exists
-    except PathError:
-        return False
 
 
 def _state(file: FileText) -> str | None:

@@ -122,7 +122,7 @@ def _with_named_files(tree: Tree, edits: list[Edit], ws: Workspace) -> Tree:
     extra = set()
     for edit in edits[:MAX_NAMED]:
         path = normalize(clean(edit.path)) if edit.path else ""
-        if path and path not in tree.files and _exists(ws, path):
+        if path and path not in tree.files and ws.exists(path):
             extra.add(path)
     return tree_of(tree.files | extra) if extra else tree
 
@@ -161,9 +161,9 @@ def propose_asking(
         if why and path not in scope.named:
             if _allow_steering(terminal, path, why):
                 allowed.add(path)
-                if path not in chat and _exists(ws, path):
+                if path not in chat and ws.exists(path):
                     added.append(path)
-        elif failure.kind == "outside-chat" and path not in chat and _exists(ws, path):
+        elif failure.kind == "outside-chat" and path not in chat and ws.exists(path):
             question = f"The reply edits {path}, which is not in the chat. Add it and allow that?"
             if terminal.confirm(question):
                 added.append(path)
@@ -211,13 +211,6 @@ def _allow_steering(terminal: Terminal, path: str, why: str) -> bool:
         )
         return False
     return terminal.confirm(f"The reply writes {path}, which {why}. Allow it?", default=False)
-
-
-def _exists(ws: Workspace, path: str) -> bool:
-    try:
-        return ws.read(path).exists
-    except PathError:
-        return False
 
 
 def _steers_through_link(ws: Workspace, path: str, scope: Scope) -> str | None:

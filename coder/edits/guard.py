@@ -108,13 +108,6 @@ class _Context:
                 return twin
         return None
 
-    def exists(self, path: str) -> bool:
-        """Whether a file is at path (through symlinks), without reading it."""
-        try:
-            return self.ws.check(path).exists()
-        except PathError:
-            return False
-
 
 @dataclass(frozen=True)
 class Refusal:
@@ -203,7 +196,7 @@ def _read_only(op: Operation, ctx: _Context) -> Refusal | None:
 
 def _seen(op: Operation, ctx: _Context) -> Refusal | None:
     """A file is replaced or removed only when the model has seen it: it is in the chat."""
-    if op.path in ctx.originals or not ctx.exists(op.path):
+    if op.path in ctx.originals or not ctx.ws.exists(op.path):
         return None
     return Refusal(
         f"{_VERBS[op.role]}s {op.path}, which exists but is not in the chat: its content is"
@@ -214,7 +207,7 @@ def _seen(op: Operation, ctx: _Context) -> Refusal | None:
 
 def _vacant(op: Operation, ctx: _Context) -> Refusal | None:
     """A file comes into being only where none is: a rename never replaces another file."""
-    if not ctx.exists(op.path) or op.path not in ctx.moved_to:
+    if not ctx.ws.exists(op.path) or op.path not in ctx.moved_to:
         return None
     return Refusal(f"was refused: {op.path} exists, and a rename never replaces a file")
 
@@ -225,7 +218,7 @@ def _removable(op: Operation, ctx: _Context) -> Refusal | None:
         return Refusal(
             f"was refused: {op.path} is a symlink or lies behind one: remove or rename it yourself"
         )
-    if not ctx.exists(op.path):
+    if not ctx.ws.exists(op.path):
         return Refusal(f"was refused: {op.path} does not exist")
     return None
 
@@ -247,7 +240,7 @@ def vet(
 ) -> list[Failure]:
     """A Failure for each path of the result that one of the RULES refuses (its first refusal)."""
     ctx = _Context(ws, scope, originals, [], set(result.moved.values()))
-    ops = operations(result, originals, ctx.exists)
+    ops = operations(result, originals, ws.exists)
     ctx.created = [op.path for op in ops if op.role == "create"]
     failures = []
     for op in ops:

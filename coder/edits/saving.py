@@ -78,7 +78,7 @@ def _write(
         touched = proposal.result.changed
         ws.verify({p: proposal.originals[p] for p in touched if p in proposal.originals})
         ws.encode_all(changed, proposal.originals)  # fail before anything is committed
-        existing = sorted({ws.real(p) for p in touched if ws.read(p).exists})
+        existing = sorted({ws.real(p) for p in touched if ws.exists(p)})
         kept_out = repo.uncommittable(existing)
         if kept_out:
             saved = Saved(backups=ws.back_up(sorted(kept_out), repo.backups()))
@@ -141,7 +141,7 @@ def not_committed(repo: Repo, ws: Workspace, paths: list[str]) -> dict[str, str]
     with why: a file written that git did not take, or a removal git does not record (the file
     was ignored, or in a nested repository)."""
     real = sorted({ws.real(p) for p in paths})
-    gone = [p for p in real if not ws.read(p).exists]
+    gone = [p for p in real if not ws.exists(p)]
     left = repo.uncommitted(real)
     # A removal that was committed leaves a path git no longer tracks: not a problem.
     left = {p: why for p, why in left.items() if why == "changed" or p not in gone}
@@ -152,7 +152,7 @@ def left_out(path: str, why: str, ws: Workspace) -> str:
     """The line that tells the user that git did not commit what coder did to a file."""
     if why == "changed":
         return f"{path} is written but not committed: git failed to take it."
-    done = "written" if ws.read(path).exists else "removed"
+    done = "written" if ws.exists(path) else "removed"
     return f"{path} is {done} but not committed: it is {why}."
 
 

@@ -100,6 +100,14 @@ class Workspace:
         text, encoding = decode(data)
         return FileText(name, text, encoding, True, mode)
 
+    def exists(self, rel: str) -> bool:
+        """Whether a file is at rel (through symlinks), without reading it; False for a name
+        coder may not edit."""
+        try:
+            return self.check(rel).exists()
+        except PathError:
+            return False
+
     def reference(self, name: str) -> str:
         """The name a file the user adds for reference only goes by: repository-relative when it
         lies in the repository, else its absolute path (~ expanded). PathError when it is not a
